@@ -4,6 +4,7 @@
 // decoding what the runtime's transport left compressed.
 import { Buffer, constants } from "node:buffer";
 import type { Transport as BaseTransport } from "@opensearch-project/opensearch";
+import type { BodyBound, BodyLimit, WholeAnswer } from "../migrate/search/http/transport.ts";
 
 // What an answer is read up to unless the request says less: the client makes one string of
 // it (a longer one throws where no caller catches), and one buffer of a compressed one.
@@ -94,57 +95,78 @@ function bound(name: string, value: unknown, most: number): number {
 }
 
 /**
- * The answer's bytes, given up on (the read cancelled, `abort` aborted) past the bound: the
- * decoded one, or the compressed one for bytes the transport left encoded, which the first bytes
- * tell.
+ * The bound on an answer's body: the decoded one, or, for bytes a transport left encoded (which the
+ * first bytes tell), no more than the compressed form of an answer within the decoded bound could
+ * take, and the compressed bound.
  */
-export async function readBody(
+export function bodyLimit(bounds: Bounds, tooLarge: TooLarge): BodyLimit {
+  return (encoding, first) => {
+    if (encoding === undefined || !stillEncoded(first, encoding)) {
+      return { most: bounds.decoded, over: () => tooLarge("maxResponseSize", bounds.decoded) };
+    }
+    // Bytes that look compressed may be the transport's decoding of bytes made to look so (a
+    // bomb): they are read no further than the compressed form of an answer within the decoded
+    // bound could be.
+    const ceiling = compressedCeiling(bounds.decoded);
+    return ceiling < bounds.compressed
+      ? { most: ceiling, over: () => tooLarge("maxResponseSize", bounds.decoded) }
+      : {
+        most: bounds.compressed,
+        over: () => tooLarge("maxCompressedResponseSize", bounds.compressed),
+      };
+  };
+}
+
+/** An answer read whole from `response`, its body within `limit` (past it, `abort` is aborted). */
+export async function wholeAnswer(
+  response: Response,
+  limit: BodyLimit,
+  abort: AbortController,
+): Promise<WholeAnswer> {
+  const headers: Record<string, string> = {};
+  response.headers.forEach((value, name) => headers[name] = value);
+  const encoding = headers["content-encoding"]?.trim().toLowerCase();
+  const body = await readBody(response, encoding, limit, abort);
+  return { status: response.status, headers, body };
+}
+
+async function readBody(
   response: Response,
   encoding: string | undefined,
-  bounds: Bounds,
-  tooLarge: TooLarge,
+  limit: BodyLimit,
   abort: AbortController,
 ): Promise<Uint8Array> {
   const said = response.headers.get("content-length");
   const length = said === null ? undefined : Number(said);
-  if (encoding === undefined && length !== undefined && length <= bounds.decoded) {
+  if (encoding === undefined && length !== undefined) {
+    const bound = limit(undefined, EMPTY);
     // A length the runtime holds the body to, within the bound: read at once.
-    return new Uint8Array(await response.arrayBuffer());
+    if (length <= bound.most) return new Uint8Array(await response.arrayBuffer());
+    response.body?.cancel().catch(() => {});
+    abort.abort();
+    throw bound.over();
   }
   const reader = response.body?.getReader();
-  if (reader === undefined) return new Uint8Array(0);
-  const over = (name: string, most: number): never => {
-    reader.cancel().catch(() => {});
-    abort.abort();
-    throw tooLarge(name, most);
-  };
-  if (encoding === undefined && length !== undefined) over("maxResponseSize", bounds.decoded);
+  if (reader === undefined) return EMPTY;
   const chunks: Uint8Array[] = [];
   let total = 0;
-  let most: number | undefined;
-  let name = "maxResponseSize";
-  let shown = bounds.decoded;
+  let bound: BodyBound | undefined;
   for (;;) {
     const { done, value } = await reader.read();
     if (done) break;
-    if (most === undefined) {
-      most = bounds.decoded;
-      if (encoding !== undefined && stillEncoded(value, encoding)) {
-        // Bytes that look compressed may be the transport's decoding of bytes made to look so
-        // (a bomb): they are read no further than the compressed form of an answer within the
-        // decoded bound could be.
-        const ceiling = compressedCeiling(bounds.decoded);
-        [most, name, shown] = ceiling < bounds.compressed
-          ? [ceiling, "maxResponseSize", bounds.decoded]
-          : [bounds.compressed, "maxCompressedResponseSize", bounds.compressed];
-      }
-    }
+    bound ??= limit(encoding, value);
     total += value.length;
-    if (total > most) over(name, shown);
+    if (total > bound.most) {
+      reader.cancel().catch(() => {});
+      abort.abort();
+      throw bound.over();
+    }
     chunks.push(value);
   }
   return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
 }
+
+const EMPTY = new Uint8Array(0);
 
 /**
  * The most bytes gzip or deflate takes for `decoded` bytes: stored blocks add 5 bytes in 65,535,

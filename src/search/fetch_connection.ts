@@ -15,12 +15,13 @@ import { sendablePath } from "./dot_segments.ts";
 import type { SearchAuth } from "../migrate/search/auth/search_auth.ts";
 import type { Transport } from "../migrate/search/http/transport.ts";
 import {
+  bodyLimit,
   type Bounds,
   boundsOf,
   decoded,
-  readBody,
   stillEncoded,
   type TooLarge,
+  wholeAnswer,
 } from "./answer_bounds.ts";
 import { readsByPost } from "./reads_by_post.ts";
 
@@ -257,36 +258,43 @@ async function send(
   // connection closes before any byte of an answer (a used one for Bun, any for Deno's fetch),
   // which would apply a write twice while the client counts one attempt.
   const once = params.sentOnce === true;
-  const response = await (once ? way.once ?? way.transport : way.transport).fetch(url, {
+  const transport = once ? way.once ?? way.transport : way.transport;
+  const init: RequestInit = {
     method,
     headers: { ...headers, ...auth },
     ...(body === undefined ? {} : { body: body as BodyInit }),
     redirect: "manual",
     signal: abort.signal,
-  }, once ? { fresh: true } : undefined);
-  const encoding = response.headers.get("content-encoding")?.trim().toLowerCase();
-  let bytes = await readBody(response, encoding, bounds, tooLarge, abort);
+  };
+  const via = once ? { fresh: true } : undefined;
+  const limit = bodyLimit(bounds, tooLarge);
+  const whole = transport.read !== undefined
+    ? await transport.read(url, init, limit, via)
+    : await wholeAnswer(await transport.fetch(url, init, via), limit, abort);
+  const encoding = whole.headers["content-encoding"]?.trim().toLowerCase();
+  let bytes = whole.body;
   // `fetch` decodes gzip itself (deflate not on every runtime); node:http decodes nothing. What is
   // still encoded is decoded here, within the bound.
   if (encoding !== undefined && stillEncoded(bytes, encoding)) {
     bytes = await decoded(bytes, encoding, bounds, tooLarge);
   }
   // An error answer may echo a header (a proxy's page, AWS's message): masked before anyone reads it.
-  if (response.status >= 400 && bytes.length > 0) {
+  if (whole.status >= 400 && bytes.length > 0) {
     bytes = new TextEncoder().encode(way.mask(new TextDecoder().decode(bytes)));
   }
   const answer: Record<string, string> = {};
-  response.headers.forEach((value, name) => {
+  for (const [name, value] of Object.entries(whole.headers)) {
     // The body is decoded now: the client must not decode it again, nor trust the length it had
     // on the wire.
     if (name !== "content-encoding" && name !== "content-length") answer[name] = value;
-  });
-  if (params.asStream !== true) return new Answer(response.status, answer, bytes);
+  }
+  const status = whole.status;
+  if (params.asStream !== true) return new Answer(status, answer, bytes);
   // The caller reads the body as a stream of its own.
   const stream = Readable.from(bytes.length === 0 ? [] : [Buffer.from(bytes)], {
     objectMode: false,
   });
-  return Object.assign(stream, { statusCode: response.status, headers: answer });
+  return Object.assign(stream, { statusCode: status, headers: answer });
 }
 
 /**

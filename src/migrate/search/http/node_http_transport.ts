@@ -7,7 +7,14 @@ import {
 } from "node:http";
 import { Buffer } from "node:buffer";
 import { CONNECT_TIMEOUT_CODE } from "./send_failure.ts";
-import type { Transport, TransportOptions } from "./transport.ts";
+import type {
+  BodyBound,
+  BodyLimit,
+  SendVia,
+  Transport,
+  TransportOptions,
+  WholeAnswer,
+} from "./transport.ts";
 
 /**
  * A transport on `node:http` / `node:https`: Node's for every connection without a proxy, and on
@@ -28,20 +35,47 @@ export function nodeHttpTransport(options: TransportOptions): Transport {
     http: new HttpAgent({ keepAlive: true }),
     https: new HttpsAgent({ keepAlive: true }),
   };
+  // What one request goes out with: its body as bytes or text, and its connection.
+  const prepared = async (
+    url: URL,
+    init: RequestInit,
+    via: SendVia | undefined,
+  ): Promise<{ body: string | Uint8Array | undefined; agent: HttpAgent | HttpsAgent | false }> => {
+    // A body given as a stream is one that must not be sent twice (see search_client.ts): it
+    // goes on a connection of its own, which Deno's node:http never replays (a reused one it
+    // may, denoland/deno#36786).
+    const once = init.body instanceof ReadableStream;
+    // Bytes stay bytes: a compressed body is no text.
+    const body = once
+      ? new Uint8Array(await new Response(init.body).arrayBuffer())
+      : init.body as string | Uint8Array | undefined;
+    const https = url.protocol === "https:";
+    const agent = once || via?.fresh ? false : https ? pools.https : pools.http;
+    return { body, agent };
+  };
   return {
     sendsGetBodies: true,
     fetch: async (url, init, via) => {
-      // A body given as a stream is one that must not be sent twice (see search_client.ts): it
-      // goes on a connection of its own, which Deno's node:http never replays (a reused one it
-      // may, denoland/deno#36786).
-      const once = init.body instanceof ReadableStream;
-      // Bytes stay bytes: a compressed body is no text.
-      const body = once
-        ? new Uint8Array(await new Response(init.body).arrayBuffer())
-        : init.body as string | Uint8Array | undefined;
-      const https = url.protocol === "https:";
-      const agent = once || via?.fresh ? false : https ? pools.https : pools.http;
-      return await sendOnNode(url, init, body, agent, options);
+      const { body, agent } = await prepared(url, init, via);
+      return await sendOnNode<Response>(
+        url,
+        init,
+        body,
+        agent,
+        options,
+        (res, answered, fail) => responseOf(res, init.method, answered, fail),
+      );
+    },
+    read: async (url, init, limit, via) => {
+      const { body, agent } = await prepared(url, init, via);
+      return await sendOnNode<WholeAnswer>(
+        url,
+        init,
+        body,
+        agent,
+        options,
+        (res, answered, fail) => readWhole(res, init.method, limit, answered, fail),
+      );
     },
     close() {
       pools.http.destroy();
@@ -50,17 +84,25 @@ export function nodeHttpTransport(options: TransportOptions): Transport {
   };
 }
 
+/** What an answer's head is turned into: `answered` once, or `fail`. */
+type Answering<T> = (
+  res: IncomingMessage,
+  answered: (value: T) => void,
+  fail: (error: unknown) => void,
+) => void;
+
 // One request on node:http(s), settled once: node:http can end a request with neither
 // "response" nor "error" (a 101 answer with no upgrade listener destroys the socket and only
 // emits "close").
-function sendOnNode(
+function sendOnNode<T>(
   url: URL,
   init: RequestInit,
   body: string | Uint8Array | undefined,
   agent: HttpAgent | HttpsAgent | false,
   options: TransportOptions,
-): Promise<Response> {
-  return new Promise<Response>((resolve, reject) => {
+  answering: Answering<T>,
+): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
     let settled = false;
     const settle = (fn: () => void) => {
       if (settled) return;
@@ -77,7 +119,15 @@ function sendOnNode(
       rejectUnauthorized: options.sslVerification,
       signal: init.signal ?? undefined,
       agent,
-    }, (res) => readAnswer(res, init.method, (response) => settle(() => resolve(response)), fail));
+    }, (res) => {
+      // Response() takes 200-599 only: anything else is not an answer this client reads.
+      const status = res.statusCode ?? 0;
+      if (status < 200 || status > 599) {
+        res.destroy();
+        return fail(new Error(`HTTP status ${status} from the host`));
+      }
+      answering(res, (value) => settle(() => resolve(value)), fail);
+    });
     // Declared after the request, as settle (which clears it) runs no sooner than its events.
     const deadline = connectDeadline(req, https, options.connectTimeoutMs);
     req.on("error", fail);
@@ -85,25 +135,28 @@ function sendOnNode(
     req.on("close", () => {
       setImmediate(() => fail(new Error("the connection closed without an answer")));
     });
+    // As the official client does: a request goes out whole at once, not held back by Nagle's
+    // algorithm until the last segment is acknowledged.
+    req.setNoDelay(true);
     req.end(body);
   });
+}
+
+// Whether an answer has no body: a HEAD's, or a status that never has one.
+function bodiless(status: number, method: string | undefined): boolean {
+  return status === 204 || status === 205 || status === 304 || method === "HEAD";
 }
 
 // The answer as a Response once its head came; anything Response() cannot hold fails. Its body
 // is read as it comes, not gathered first: the reader bounds it (a search connection's
 // maxResponseSize), and an answer that is too large or never ends must not be held whole first.
-function readAnswer(
+function responseOf(
   res: IncomingMessage,
   method: string | undefined,
   answered: (response: Response) => void,
   fail: (error: unknown) => void,
 ): void {
-  const status = res.statusCode ?? 0;
-  // Response() takes 200-599 only: anything else is not an answer this client reads.
-  if (status < 200 || status > 599) {
-    res.destroy();
-    return fail(new Error(`HTTP status ${status} from the host`));
-  }
+  const status = res.statusCode!;
   const headers = new Headers();
   try {
     for (const [k, v] of Object.entries(res.headers)) {
@@ -113,12 +166,51 @@ function readAnswer(
     res.destroy();
     return fail(error);
   }
-  if ([204, 205, 304].includes(status) || method === "HEAD") {
+  if (bodiless(status, method)) {
     // Read to its end, so that the connection goes back to the pool.
     res.resume();
     return answered(new Response(null, { status, headers }));
   }
   answered(new Response(bodyOf(res), { status, headers }));
+}
+
+// The answer read whole, its body no longer than `limit` allows: past it the connection is
+// closed, so that an answer too large or never ending is not held.
+function readWhole(
+  res: IncomingMessage,
+  method: string | undefined,
+  limit: BodyLimit,
+  answered: (answer: WholeAnswer) => void,
+  fail: (error: unknown) => void,
+): void {
+  const status = res.statusCode!;
+  const headers: Record<string, string> = {};
+  for (const [k, v] of Object.entries(res.headers)) {
+    if (typeof v === "string") headers[k] = v;
+  }
+  if (bodiless(status, method)) {
+    res.resume();
+    return answered({ status, headers, body: new Uint8Array(0) });
+  }
+  const encoding = headers["content-encoding"]?.trim().toLowerCase();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  let bound: BodyBound | undefined;
+  res.on("data", (chunk: Uint8Array) => {
+    bound ??= limit(encoding, chunk);
+    total += chunk.length;
+    if (total > bound.most) {
+      res.destroy();
+      return fail(bound.over());
+    }
+    chunks.push(chunk);
+  });
+  // A copy: the chunks may be views of the socket's buffers.
+  res.on("end", () => answered({ status, headers, body: Buffer.concat(chunks, total) }));
+  res.on("error", fail);
+  res.on("close", () => {
+    if (!res.complete) fail(new Error("the connection closed before the answer's end"));
+  });
 }
 
 // `res`'s body as a stream that holds at most a chunk ahead of its reader: a connection that

@@ -19,8 +19,35 @@ export interface Transport {
    */
   readonly sendsGetBodies?: boolean;
   fetch(url: URL, init: RequestInit, via?: SendVia): Promise<Response>;
+  /**
+   * Sends as `fetch` does and reads the answer whole, no more of its body than `limit` allows:
+   * past it the connection is closed, and the promise fails with the bound's error. Where a
+   * transport has it, it costs less than `fetch` and a read of the `Response`: no web stream in
+   * between.
+   */
+  read?(url: URL, init: RequestInit, limit: BodyLimit, via?: SendVia): Promise<WholeAnswer>;
   /** Frees the connection pool. */
   close(): void;
+}
+
+/** How many bytes of an answer's body may be read, and the error past them. */
+export interface BodyBound {
+  readonly most: number;
+  over(): Error;
+}
+
+/**
+ * The bound on an answer's body, told its `content-encoding` (in lower case) and its first bytes:
+ * they tell bytes still compressed from bytes a transport decoded.
+ */
+export type BodyLimit = (encoding: string | undefined, first: Uint8Array) => BodyBound;
+
+/** An answer read whole. */
+export interface WholeAnswer {
+  readonly status: number;
+  /** By names in lower case. */
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: Uint8Array;
 }
 
 /** The connection settings a transport needs. */

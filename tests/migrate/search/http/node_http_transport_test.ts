@@ -7,6 +7,7 @@ import { after, describe, it } from "node:test";
 import { createServer, type Server, type Socket } from "node:net";
 import { nodeHttpTransport } from "../../../../src/migrate/search/http/node_http_transport.ts";
 import { neverSent } from "../../../../src/migrate/search/http/send_failure.ts";
+import type { BodyLimit, Transport } from "../../../../src/migrate/search/http/transport.ts";
 
 /** A TCP server that gives every connection to `onConnection`. */
 async function rawServer(onConnection: (socket: Socket) => void): Promise<Server> {
@@ -50,34 +51,45 @@ async function outcome(
   }
 }
 
-describe("node:http transport against odd hosts", () => {
+/**
+ * A describe block's hosts and transports, closed after its tests: `serve` starts a raw server;
+ * `transport(ms)` makes a transport with that connect timeout.
+ */
+function testHosts() {
   const servers: Server[] = [];
-  // Local hosts that accept at once: a connect timeout they beat even on a loaded machine.
-  const transport = nodeHttpTransport({
-    sslVerification: false,
-    proxy: undefined,
-    connectTimeoutMs: 5000,
-  });
-  // For the handshake that never ends, whose connect timeout is under test: a transport of its own.
-  const shortConnect = nodeHttpTransport({
-    sslVerification: false,
-    proxy: undefined,
-    connectTimeoutMs: 300,
-  });
-  const serve = async (onConnection: (socket: Socket) => void) => {
-    const server = await rawServer(onConnection);
-    servers.push(server);
-    return server;
-  };
+  const transports: Transport[] = [];
   after(() => {
-    transport.close();
-    shortConnect.close();
+    for (const transport of transports) transport.close();
     for (const server of servers) {
       server.close();
       // Connections the tests left open (the silent TLS host) would keep the server alive.
       (server as Server & { closeAllConnections?: () => void }).closeAllConnections?.();
     }
   });
+  return {
+    serve: async (onConnection: (socket: Socket) => void): Promise<Server> => {
+      const server = await rawServer(onConnection);
+      servers.push(server);
+      return server;
+    },
+    transport: (connectTimeoutMs: number): Transport => {
+      const transport = nodeHttpTransport({
+        sslVerification: false,
+        proxy: undefined,
+        connectTimeoutMs,
+      });
+      transports.push(transport);
+      return transport;
+    },
+  };
+}
+
+describe("node:http transport against odd hosts", () => {
+  const { serve, transport: make } = testHosts();
+  // Local hosts that accept at once: a connect timeout they beat even on a loaded machine.
+  const transport = make(5000);
+  // For the handshake that never ends, whose connect timeout is under test: a transport of its own.
+  const shortConnect = make(300);
 
   it("fails a request answered with 101 and a closed connection, rather than waiting forever", async () => {
     const server = await serve(
@@ -142,5 +154,86 @@ describe("node:http transport against odd hosts", () => {
     );
     assert.ok(error !== undefined);
     assert.equal(neverSent(error), false, `${error}`);
+  });
+});
+
+describe("node:http transport's read, the answer whole within a bound", () => {
+  const { serve, transport: make } = testHosts();
+  const transport = make(5000);
+  // Every byte value, twice: the body is bytes, never text.
+  const bytes = Uint8Array.from({ length: 512 }, (_, i) => i % 256);
+  const unbounded: BodyLimit = () => ({
+    most: Number.MAX_SAFE_INTEGER,
+    over: () => new Error("over"),
+  });
+  const read = (server: Server, limit = unbounded, method = "GET") =>
+    transport.read!(new URL(`http://127.0.0.1:${portOf(server)}/x`), { method }, limit);
+
+  it("reads a chunked answer whole, every byte value as sent, its header names in lower case", async () => {
+    const seen: { encoding: string | undefined; first: number | undefined }[] = [];
+    const server = await serve((socket) =>
+      socket.once("data", () => {
+        socket.write(
+          "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nX-Odd-Name: Value\r\n" +
+            "Content-Encoding: Identity \r\n\r\n",
+        );
+        // Two chunks, each in a write of its own.
+        for (const part of [bytes.subarray(0, 100), bytes.subarray(100)]) {
+          socket.write(`${part.length.toString(16)}\r\n`);
+          socket.write(part);
+          socket.write("\r\n");
+        }
+        socket.write("0\r\n\r\n");
+      })
+    );
+    const answer = await read(server, (encoding, first) => {
+      seen.push({ encoding, first: first[0] });
+      return unbounded(encoding, first);
+    });
+    assert.equal(answer.status, 200);
+    assert.deepEqual([...answer.body], [...bytes]);
+    assert.equal(answer.headers["x-odd-name"], "Value");
+    assert.deepEqual(seen, [{ encoding: "identity", first: 0 }], "the limit is asked once");
+  });
+
+  it("stops at the bound: fails with its error, and closes the connection", async () => {
+    let closed!: () => void;
+    const serverClosed = new Promise<void>((resolve) => closed = resolve);
+    const server = await serve((socket) => {
+      socket.on("close", closed);
+      socket.once("data", () => {
+        // An answer that never ends: only the bound stops its read.
+        socket.write("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n");
+        const more = () => {
+          if (socket.destroyed) return;
+          socket.write(`200\r\n${"a".repeat(0x200)}\r\n`, more);
+        };
+        more();
+      });
+    });
+    const over = new Error("over the bound");
+    await assert.rejects(read(server, () => ({ most: 10_000, over: () => over })), (error) => {
+      assert.equal(error, over);
+      return true;
+    });
+    await serverClosed;
+  });
+
+  it("fails an answer whose connection closes before its end", async () => {
+    const server = await serve(
+      answering("HTTP/1.1 200 OK\r\nContent-Length: 100", "only part of it", true),
+    );
+    await assert.rejects(read(server), /closed before the answer's end|aborted|socket hang up/);
+  });
+
+  it("reads no body of a HEAD or of a 204, and refuses a status outside 200-599", async () => {
+    const noContent = await serve(answering("HTTP/1.1 204 No Content"));
+    const empty = await read(noContent);
+    assert.deepEqual([empty.status, empty.body.length], [204, 0]);
+    const head = await serve(answering("HTTP/1.1 200 OK\r\nContent-Length: 10"));
+    const headAnswer = await read(head, unbounded, "HEAD");
+    assert.deepEqual([headAnswer.status, headAnswer.body.length], [200, 0]);
+    const odd = await serve(answering("HTTP/1.1 600 X\r\nContent-Length: 2", "{}"));
+    await assert.rejects(read(odd), /HTTP status 600/);
   });
 });
