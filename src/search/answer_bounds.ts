@@ -117,11 +117,14 @@ export function bodyLimit(bounds: Bounds, tooLarge: TooLarge): BodyLimit {
   };
 }
 
-/** An answer read whole from `response`, its body within `limit` (past it, `abort` is aborted). */
+/**
+ * An answer read whole from `response`, its body within `limit`: past it the body is cancelled,
+ * and `abort`, where given, aborted.
+ */
 export async function wholeAnswer(
   response: Response,
   limit: BodyLimit,
-  abort: AbortController,
+  abort?: AbortController,
 ): Promise<WholeAnswer> {
   const headers: Record<string, string> = {};
   response.headers.forEach((value, name) => headers[name] = value);
@@ -134,7 +137,7 @@ async function readBody(
   response: Response,
   encoding: string | undefined,
   limit: BodyLimit,
-  abort: AbortController,
+  abort: AbortController | undefined,
 ): Promise<Uint8Array> {
   const said = response.headers.get("content-length");
   const length = said === null ? undefined : Number(said);
@@ -143,7 +146,7 @@ async function readBody(
     // A length the runtime holds the body to, within the bound: read at once.
     if (length <= bound.most) return new Uint8Array(await response.arrayBuffer());
     response.body?.cancel().catch(() => {});
-    abort.abort();
+    abort?.abort();
     throw bound.over();
   }
   const reader = response.body?.getReader();
@@ -158,7 +161,7 @@ async function readBody(
     total += value.length;
     if (total > bound.most) {
       reader.cancel().catch(() => {});
-      abort.abort();
+      abort?.abort();
       throw bound.over();
     }
     chunks.push(value);

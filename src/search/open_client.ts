@@ -3,7 +3,12 @@
 import { ConfigError } from "../config/config_error.ts";
 import type { Mask } from "../config/secrets_mask.ts";
 import { importOptional, MissingPackageError } from "../runtime/optional_module.ts";
-import { runtimeTransport, type Transport } from "../migrate/search/http/transport.ts";
+import {
+  runtimeTransport,
+  type Transport,
+  type TransportOptions,
+} from "../migrate/search/http/transport.ts";
+import type { DenoEnvironment } from "./deno_bean_transport.ts";
 import type { SearchConnection } from "../migrate/search/search_connection.ts";
 import { onWorkerd } from "../runtime/on_workerd.ts";
 import type { SearchClient } from "./search_client.ts";
@@ -27,12 +32,7 @@ export async function openClient(connection: SearchConnection, mask: Mask): Prom
   try {
     // workerd gives `process.versions.node` with nodejs_compat, which would send the runner's
     // transport down node:http: there the runtime's own `fetch` is the way out.
-    transport = onWorkerd() ? fetchTransport(connection) : await runtimeTransport({
-      sslVerification: connection.sslVerification,
-      proxy: connection.proxy,
-      connectTimeoutMs: connection.connectTimeoutMs,
-      name: connection.name,
-    });
+    transport = onWorkerd() ? fetchTransport(connection) : await beanTransport(connection);
     once = await onceTransport(connection, transport);
   } catch (error) {
     // Names the connection and the install line already.
@@ -66,6 +66,29 @@ async function onceTransport(
     connectTimeoutMs: connection.connectTimeoutMs,
     name: connection.name,
   });
+}
+
+// The runner's transport; on Deno, plain HTTP through node:http where no proxy would take it.
+async function beanTransport(connection: SearchConnection): Promise<Transport> {
+  const options: TransportOptions = {
+    sslVerification: connection.sslVerification,
+    proxy: connection.proxy,
+    connectTimeoutMs: connection.connectTimeoutMs,
+    name: connection.name,
+  };
+  const transport = await runtimeTransport(options);
+  const deno = (globalThis as { Deno?: DenoEnvironment }).Deno;
+  if (
+    deno === undefined || transport.sendsGetBodies === true || connection.proxy !== undefined
+  ) {
+    return transport;
+  }
+  const [{ environmentProxy, plainHttpOnNode }, { nodeHttpTransport }] = await Promise.all([
+    import("./deno_bean_transport.ts"),
+    import("../migrate/search/http/node_http_transport.ts"),
+  ]);
+  if (environmentProxy(deno)) return transport;
+  return plainHttpOnNode(transport, nodeHttpTransport(options));
 }
 
 // The runtime's `fetch` as it is: it has no switch for certificates, proxies or connect timeouts.

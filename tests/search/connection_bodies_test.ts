@@ -6,21 +6,11 @@ import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import { gunzipSync, gzipSync } from "node:zlib";
 import { after, before, describe, it } from "node:test";
-import { type Application, bootstrap } from "../../mod.ts";
-import { search, SearchClient } from "../../search.ts";
+import type { Application } from "../../mod.ts";
+import { SearchClient } from "../../search.ts";
+import { started, WAYS } from "./bean_ways.ts";
 import { OPENSEARCH_URL } from "../migrate/search/cluster.ts";
 import { type LoopbackServer, serveLoopback } from "../migrate/search/loopback_server.ts";
-
-async function started(entry: Record<string, unknown>): Promise<Application> {
-  return await bootstrap({ config: { search: [{ name: "main", ...entry }] }, search: search() });
-}
-
-// Both ways out: the runtime's default (fetch on Deno and Bun, node:http on Node) and node:http,
-// which `proxy: false` takes on Deno and Bun too.
-const WAYS: readonly { readonly name: string; readonly entry: Record<string, unknown> }[] = [
-  { name: "the runtime's default transport", entry: {} },
-  { name: "the node:http transport", entry: { proxy: false } },
-];
 
 // A give-up for a call that must settle: a test that fails rather than hangs.
 async function settled<T>(call: Promise<T>, what: string): Promise<T> {
@@ -60,7 +50,7 @@ describe("a SearchClient bean on the real node", () => {
 
   for (const way of WAYS) {
     it(`sends a GET with a body (${way.name}), and a refusal marks no node dead`, async () => {
-      const bean = await started({ hosts: OPENSEARCH_URL, ...way.entry });
+      const bean = await started({ hosts: OPENSEARCH_URL }, way);
       try {
         const client = bean.getBean(SearchClient);
         const query = { query: { match: { title: "apple" } } };
@@ -90,7 +80,7 @@ describe("a SearchClient bean on the real node", () => {
     });
 
     it(`indexes a body compressed with gzip and reads it back equal (${way.name})`, async () => {
-      const bean = await started({ hosts: OPENSEARCH_URL, ...way.entry });
+      const bean = await started({ hosts: OPENSEARCH_URL }, way);
       try {
         const client = bean.getBean(SearchClient);
         const doc = { title: "crème brûlée, 日本語, emoji 🍏, ünïcödé" };
@@ -180,7 +170,7 @@ describe("a SearchClient bean in front of loopback servers", () => {
   for (const way of WAYS) {
     it(`reads an answer compressed with gzip or deflate (${way.name})`, async () => {
       received = [];
-      const bean = await started({ hosts: gzipServer.url, ...way.entry });
+      const bean = await started({ hosts: gzipServer.url }, way);
       try {
         const client = bean.getBean(SearchClient);
         const info = await client.info();
@@ -194,7 +184,7 @@ describe("a SearchClient bean in front of loopback servers", () => {
 
     it(`sends a body compressed with gzip that gunzips to the JSON given (${way.name})`, async () => {
       received = [];
-      const bean = await started({ hosts: gzipServer.url, ...way.entry });
+      const bean = await started({ hosts: gzipServer.url }, way);
       try {
         const doc = { title: "crème brûlée 🍏", n: 1 };
         await bean.getBean(SearchClient).index({ index: "x", id: "1", body: doc }, {
@@ -209,7 +199,7 @@ describe("a SearchClient bean in front of loopback servers", () => {
     });
 
     it(`gives up on a body that stalls after its headers, within the request timeout (${way.name})`, async () => {
-      const bean = await started({ hosts: stallServer.url, ...way.entry });
+      const bean = await started({ hosts: stallServer.url }, way);
       try {
         const client = bean.getBean(SearchClient);
         for (const [path, asStream] of [["/", false], ["/", true], ["/chunked", false]] as const) {
@@ -229,7 +219,7 @@ describe("a SearchClient bean in front of loopback servers", () => {
     });
 
     it(`fails inside the call on an answer over maxResponseSize (${way.name})`, async () => {
-      const bean = await started({ hosts: hugeServer.url, ...way.entry });
+      const bean = await started({ hosts: hugeServer.url }, way);
       try {
         const client = bean.getBean(SearchClient);
         for (
@@ -250,7 +240,7 @@ describe("a SearchClient bean in front of loopback servers", () => {
           assert.match(error.message, /^search connection "main": .*maxResponseSize/);
         }
         // Compressed, the bound is the decoded size's.
-        const gzipped = await started({ hosts: gzipServer.url, ...way.entry });
+        const gzipped = await started({ hosts: gzipServer.url }, way);
         try {
           // `/bomb`: decoded by the transport into bytes that start as gzip does, still bounded
           // by the decoded size.
@@ -278,7 +268,7 @@ describe("a SearchClient bean in front of loopback servers", () => {
     });
 
     it(`refuses an answer over maxResponseSize before its end comes (${way.name})`, async () => {
-      const bean = await started({ hosts: openServer.url, ...way.entry });
+      const bean = await started({ hosts: openServer.url }, way);
       try {
         const client = bean.getBean(SearchClient);
         for (const path of ["/", "/chunked"]) {

@@ -7,8 +7,8 @@ import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import { createServer, type Server, type Socket } from "node:net";
 import { after, before, describe, it } from "node:test";
-import { type Application, bootstrap } from "../../mod.ts";
-import { search, SearchClient } from "../../search.ts";
+import { SearchClient } from "../../search.ts";
+import { started, WAYS } from "./bean_ways.ts";
 
 /**
  * A server that reads each request whole, then drops its connection unanswered; `GET /` alone it
@@ -69,10 +69,6 @@ async function droppingServer(): Promise<DroppingServer> {
   };
 }
 
-async function started(entry: Record<string, unknown>): Promise<Application> {
-  return await bootstrap({ config: { search: [{ name: "main", ...entry }] }, search: search() });
-}
-
 /** The error a call failed with; fails the test when it succeeded. */
 async function failure(call: Promise<unknown>): Promise<Error> {
   try {
@@ -83,13 +79,6 @@ async function failure(call: Promise<unknown>): Promise<Error> {
   }
   assert.fail("the call succeeded; the server answers nothing");
 }
-
-// Both ways out: the runtime's default (fetch on Deno and Bun, node:http on Node) and node:http,
-// which `proxy: false` takes on Deno and Bun too.
-const WAYS: readonly { readonly name: string; readonly entry: Record<string, unknown> }[] = [
-  { name: "the runtime's default transport", entry: {} },
-  { name: "the node:http transport", entry: { proxy: false } },
-];
 
 // Each call, with the request it must be, once.
 const CALLS: readonly {
@@ -136,7 +125,7 @@ describe("a call with maxRetries: 0 on a node that drops the connection unanswer
   for (const way of WAYS) {
     for (const { name, sent, call } of CALLS) {
       it(`sends ${name} once and fails (${way.name})`, async () => {
-        const app = await started({ hosts: server.url, ...way.entry });
+        const app = await started({ hosts: server.url }, way);
         try {
           server.arrived.length = 0;
           const error = await failure(call(app.getBean(SearchClient), { maxRetries: 0 }));
@@ -150,7 +139,7 @@ describe("a call with maxRetries: 0 on a node that drops the connection unanswer
       });
 
       it(`sends ${name} once and fails after a call answered (${way.name})`, async () => {
-        const app = await started({ hosts: server.url, ...way.entry });
+        const app = await started({ hosts: server.url }, way);
         try {
           const client = app.getBean(SearchClient);
           // Leaves a connection that answered in the runtime's pool: the runtimes send again
@@ -167,7 +156,7 @@ describe("a call with maxRetries: 0 on a node that drops the connection unanswer
     }
 
     it(`sends once where the entry says max_retries: 0 (${way.name})`, async () => {
-      const app = await started({ hosts: server.url, max_retries: 0, ...way.entry });
+      const app = await started({ hosts: server.url, max_retries: 0 }, way);
       try {
         server.arrived.length = 0;
         const client = app.getBean(SearchClient);

@@ -10,8 +10,8 @@ import { CONNECT_TIMEOUT_CODE } from "./send_failure.ts";
 import type {
   BodyBound,
   BodyLimit,
+  ReadingTransport,
   SendVia,
-  Transport,
   TransportOptions,
   WholeAnswer,
 } from "./transport.ts";
@@ -24,7 +24,7 @@ import type {
  * Bun's `fetch` give no connect timeout. This transport does all three and never reads the proxy
  * variables. It cannot go through a proxy itself.
  */
-export function nodeHttpTransport(options: TransportOptions): Transport {
+export function nodeHttpTransport(options: TransportOptions): ReadingTransport {
   if (options.proxy) {
     throw new Error("proxy cannot be combined with ssl_verification: false on this runtime");
   }

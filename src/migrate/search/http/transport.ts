@@ -30,6 +30,9 @@ export interface Transport {
   close(): void;
 }
 
+/** A transport that reads answers whole itself. */
+export type ReadingTransport = Transport & { readonly read: NonNullable<Transport["read"]> };
+
 /** How many bytes of an answer's body may be read, and the error past them. */
 export interface BodyBound {
   readonly most: number;

@@ -7,7 +7,7 @@ import { after, describe, it } from "node:test";
 import { createServer, type Server, type Socket } from "node:net";
 import { nodeHttpTransport } from "../../../../src/migrate/search/http/node_http_transport.ts";
 import { neverSent } from "../../../../src/migrate/search/http/send_failure.ts";
-import type { BodyLimit, Transport } from "../../../../src/migrate/search/http/transport.ts";
+import type { BodyLimit, ReadingTransport } from "../../../../src/migrate/search/http/transport.ts";
 
 /** A TCP server that gives every connection to `onConnection`. */
 async function rawServer(onConnection: (socket: Socket) => void): Promise<Server> {
@@ -57,7 +57,7 @@ async function outcome(
  */
 function testHosts() {
   const servers: Server[] = [];
-  const transports: Transport[] = [];
+  const transports: ReadingTransport[] = [];
   after(() => {
     for (const transport of transports) transport.close();
     for (const server of servers) {
@@ -72,7 +72,7 @@ function testHosts() {
       servers.push(server);
       return server;
     },
-    transport: (connectTimeoutMs: number): Transport => {
+    transport: (connectTimeoutMs: number): ReadingTransport => {
       const transport = nodeHttpTransport({
         sslVerification: false,
         proxy: undefined,
@@ -167,7 +167,7 @@ describe("node:http transport's read, the answer whole within a bound", () => {
     over: () => new Error("over"),
   });
   const read = (server: Server, limit = unbounded, method = "GET") =>
-    transport.read!(new URL(`http://127.0.0.1:${portOf(server)}/x`), { method }, limit);
+    transport.read(new URL(`http://127.0.0.1:${portOf(server)}/x`), { method }, limit);
 
   it("reads a chunked answer whole, every byte value as sent, its header names in lower case", async () => {
     const seen: { encoding: string | undefined; first: number | undefined }[] = [];
