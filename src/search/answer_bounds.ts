@@ -2,9 +2,10 @@
 // `maxCompressedResponseSize` options (the Elasticsearch client's names; the OpenSearch client has
 // no such options), handed on by the client's Transport, and the read that keeps to them,
 // decoding what the runtime's transport left compressed.
-import { Buffer, constants } from "node:buffer";
+import { constants } from "node:buffer";
 import type { Transport as BaseTransport } from "@opensearch-project/opensearch";
-import type { BodyBound, BodyLimit, WholeAnswer } from "../migrate/search/http/transport.ts";
+import { BoundedBody } from "../migrate/search/http/bounded_body.ts";
+import type { BodyLimit, WholeAnswer } from "../migrate/search/http/transport.ts";
 
 // What an answer is read up to unless the request says less: the client makes one string of
 // it (a longer one throws where no caller catches), and one buffer of a compressed one.
@@ -140,33 +141,30 @@ async function readBody(
   abort: AbortController | undefined,
 ): Promise<Uint8Array> {
   const said = response.headers.get("content-length");
-  const length = said === null ? undefined : Number(said);
+  // One length, in digits: two joined ("2, 2") or anything else is read as it comes.
+  const length = said !== null && /^\d+$/.test(said) ? Number(said) : undefined;
+  const stop = (over: Error, cancel: () => Promise<void> | undefined): never => {
+    cancel()?.catch(() => {});
+    abort?.abort();
+    throw over;
+  };
   if (encoding === undefined && length !== undefined) {
     const bound = limit(undefined, EMPTY);
     // A length the runtime holds the body to, within the bound: read at once.
     if (length <= bound.most) return new Uint8Array(await response.arrayBuffer());
-    response.body?.cancel().catch(() => {});
-    abort?.abort();
-    throw bound.over();
+    stop(bound.over(), () => response.body?.cancel());
   }
   const reader = response.body?.getReader();
   if (reader === undefined) return EMPTY;
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  let bound: BodyBound | undefined;
+  const body = new BoundedBody(limit, encoding, length);
   for (;;) {
     const { done, value } = await reader.read();
     if (done) break;
-    bound ??= limit(encoding, value);
-    total += value.length;
-    if (total > bound.most) {
-      reader.cancel().catch(() => {});
-      abort?.abort();
-      throw bound.over();
-    }
-    chunks.push(value);
+    const over = body.add(value);
+    if (over !== undefined) stop(over, () => reader.cancel());
   }
-  return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+  const bytes = body.bytes();
+  return bytes instanceof Error ? stop(bytes, () => undefined) : bytes;
 }
 
 const EMPTY = new Uint8Array(0);

@@ -19,13 +19,18 @@ const PROXY_VARIABLES: readonly string[] = ["HTTP_PROXY", "HTTPS_PROXY", "ALL_PR
 
 /**
  * Whether Deno's `fetch` may go through a proxy the environment names: one is set, or this
- * process may not read a variable that would tell (only `fetch` honours them then).
+ * process may not read a variable that would tell, or cannot ask (only `fetch` honours them then).
  */
 export function environmentProxy(deno: DenoEnvironment): boolean {
-  return PROXY_VARIABLES.some((variable) =>
-    deno.permissions.querySync({ name: "env", variable }).state !== "granted" ||
-    (deno.env.get(variable) ?? "") !== ""
-  );
+  try {
+    return PROXY_VARIABLES.some((variable) =>
+      deno.permissions.querySync({ name: "env", variable }).state !== "granted" ||
+      (deno.env.get(variable) ?? "") !== ""
+    );
+  } catch {
+    // A Deno without the synchronous permission query (a hosted one): fetch, as before.
+    return true;
+  }
 }
 
 /**

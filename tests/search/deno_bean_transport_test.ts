@@ -55,6 +55,18 @@ describe("environmentProxy", () => {
     assert.equal(environmentProxy(environment({ NO_PROXY: "*" })), false);
     assert.equal(environmentProxy(environment({ https_proxy: "http://p:1" })), true);
   });
+
+  it("keeps fetch where the permission query throws", () => {
+    const hosted: DenoEnvironment = {
+      env: { get: () => undefined },
+      permissions: {
+        querySync: () => {
+          throw new TypeError("Deno.permissions.querySync is not a function");
+        },
+      },
+    };
+    assert.equal(environmentProxy(hosted), true);
+  });
 });
 
 describe("plainHttpOnNode", () => {

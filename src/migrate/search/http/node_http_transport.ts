@@ -7,8 +7,8 @@ import {
 } from "node:http";
 import { Buffer } from "node:buffer";
 import { CONNECT_TIMEOUT_CODE } from "./send_failure.ts";
+import { BoundedBody } from "./bounded_body.ts";
 import type {
-  BodyBound,
   BodyLimit,
   ReadingTransport,
   SendVia,
@@ -186,30 +186,35 @@ function readWhole(
   const status = res.statusCode!;
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(res.headers)) {
-    if (typeof v === "string") headers[k] = v;
+    // As fetch gives them: the values of a header sent more than once, joined.
+    if (v !== undefined) headers[k] = typeof v === "string" ? v : v.join(", ");
   }
   if (bodiless(status, method)) {
     res.resume();
     return answered({ status, headers, body: new Uint8Array(0) });
   }
-  const encoding = headers["content-encoding"]?.trim().toLowerCase();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  let bound: BodyBound | undefined;
+  const declared = headers["content-length"];
+  const body = new BoundedBody(
+    limit,
+    headers["content-encoding"]?.trim().toLowerCase(),
+    declared === undefined ? undefined : Number(declared),
+  );
   res.on("data", (chunk: Uint8Array) => {
-    bound ??= limit(encoding, chunk);
-    total += chunk.length;
-    if (total > bound.most) {
-      res.destroy();
-      return fail(bound.over());
-    }
-    chunks.push(chunk);
+    const over = body.add(chunk);
+    if (over === undefined) return;
+    res.destroy();
+    fail(over);
   });
-  // A copy: the chunks may be views of the socket's buffers.
-  res.on("end", () => answered({ status, headers, body: Buffer.concat(chunks, total) }));
-  res.on("error", fail);
+  res.on("end", () => {
+    const bytes = body.bytes();
+    if (bytes instanceof Error) fail(bytes);
+    else answered({ status, headers, body: bytes });
+  });
+  const cut = (cause?: unknown) =>
+    fail(new Error("the connection closed before the answer's end", { cause }));
+  res.on("error", cut);
   res.on("close", () => {
-    if (!res.complete) fail(new Error("the connection closed before the answer's end"));
+    if (!res.complete) cut();
   });
 }
 
