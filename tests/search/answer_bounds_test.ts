@@ -4,10 +4,12 @@ import { deflateSync, gzipSync } from "node:zlib";
 import { describe, it } from "node:test";
 import fc from "fast-check";
 import {
+  bodyLimit,
   boundsOf,
   compressedCeiling,
   decoded,
   stillEncoded,
+  wholeAnswer,
 } from "../../src/search/answer_bounds.ts";
 import { propertyOptions } from "../property.ts";
 
@@ -90,5 +92,34 @@ describe("boundsOf", () => {
         /^TypeError: maxResponseSize must be a whole number of bytes from 0 to \d+, got /,
       );
     }
+  });
+});
+
+describe("wholeAnswer", () => {
+  const limit = bodyLimit(
+    { decoded: 1000, compressed: 10 },
+    (bound, bytes) => new RangeError(`over ${bound} (${bytes} bytes)`),
+  );
+
+  it("reads a body whose Content-Length is two equal values joined, not as over the bound", async () => {
+    const response = new Response("{}", { headers: { "content-length": "2, 2" } });
+    const answer = await wholeAnswer(response, limit);
+    assert.equal(new TextDecoder().decode(answer.body), "{}");
+  });
+
+  it("holds bytes still compressed to the compressed bound, their first byte alone in a chunk", async () => {
+    const gzipped = gzipSync("x".repeat(500));
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(gzipped.subarray(0, 1));
+        controller.enqueue(gzipped.subarray(1));
+        controller.close();
+      },
+    });
+    const response = new Response(body, { headers: { "content-encoding": "gzip" } });
+    await assert.rejects(
+      wholeAnswer(response, limit),
+      /over maxCompressedResponseSize \(10 bytes\)/,
+    );
   });
 });
