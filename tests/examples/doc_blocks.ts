@@ -1,6 +1,7 @@
 // The asserting TypeScript blocks of the README and of docs/ (those that import node:assert), and
 // how one runs: as a user would paste it, with `@thaw/thaw` pointing at this checkout.
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import process from "node:process";
 import { pathToFileURL } from "node:url";
 
 const root = new URL("../../", import.meta.url);
@@ -79,10 +80,19 @@ export const needsKafka = (block: DocBlock): boolean => block.code.includes('"@t
 export const needsSqlite = (block: DocBlock): boolean =>
   /"node:sqlite"|"sqlite:|`sqlite:/.test(block.code);
 
-/** Runs one block as a module of its own. */
+/**
+ * Runs one block as a module of its own. Its file is named for the process too: `npm test` runs
+ * the runtimes side by side, and one writing a block's file while another imports it would hand
+ * the other a file cut short.
+ */
 export async function runBlock(block: DocBlock): Promise<void> {
   mkdirSync(dir, { recursive: true });
-  const file = new URL(`${block.doc.replace(/\W/g, "_")}_line_${block.line}.ts`, dir);
+  const name = `${block.doc.replace(/\W/g, "_")}_line_${block.line}_${process.pid}.ts`;
+  const file = new URL(name, dir);
   writeFileSync(file, local(block.code));
-  await import(pathToFileURL(file.pathname).href);
+  try {
+    await import(pathToFileURL(file.pathname).href);
+  } finally {
+    rmSync(file, { force: true });
+  }
 }
