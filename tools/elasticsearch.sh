@@ -27,7 +27,8 @@ transport.port: 9350
 cluster.routing.allocation.disk.threshold_enabled: false
 YAML
   # This runner does not read its standard input (it polls until closed); ES 7.10 runs on Java 17.
-  nohup java -Xms512m -Xmx512m -cp "$(cat target/classpath.txt)" \
+  # The serial collector, as tools/opensearch.sh says why.
+  nohup java -Xms512m -Xmx512m -XX:+UseSerialGC -cp "$(cat target/classpath.txt)" \
     org.codelibs.elasticsearch.runner.ElasticsearchClusterRunner \
     -basePath "$home" -numOfNode 1 -baseHttpPort 9249 </dev/null \
     >target/elasticsearch.log 2>&1 &

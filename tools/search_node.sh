@@ -43,6 +43,6 @@ search_node() {
     [ -f "$pidfile" ] && kill "$(cat "$pidfile")" 2>/dev/null || true
     rm -f "$pidfile"
     ;;
-  *) echo "usage: tools/$(basename "$0") [start|stop]" >&2; exit 2 ;;
+  *) echo "usage: tools/$name.sh [start|stop]" >&2; exit 2 ;;
   esac
 }
