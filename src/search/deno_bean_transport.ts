@@ -3,7 +3,7 @@
 // than fetch and a Response. HTTPS stays on fetch, so that the certificates it trusts (`--cert`,
 // `DENO_CERT`, `DENO_TLS_CA_STORE`) keep deciding which clusters are reached.
 import type { ReadingTransport, Transport } from "../migrate/search/http/transport.ts";
-import { wholeAnswer } from "./answer_bounds.ts";
+import { readThroughFetch } from "./fetch_reading.ts";
 
 /** What this file reads of `Deno`: the environment, and whether it may read it. */
 export interface DenoEnvironment {
@@ -41,10 +41,8 @@ export function plainHttpOnNode(fetch: Transport, node: ReadingTransport): Readi
   const plain = (url: URL) => url.protocol === "http:";
   return {
     fetch: (url, init, via) => (plain(url) ? node : fetch).fetch(url, init, via),
-    read: async (url, init, limit, via) =>
-      plain(url)
-        ? await node.read(url, init, limit, via)
-        : await wholeAnswer(await fetch.fetch(url, init, via), limit),
+    read: (request, limit) =>
+      plain(request.origin) ? node.read(request, limit) : readThroughFetch(fetch, request, limit),
     close() {
       fetch.close();
       node.close();

@@ -13,7 +13,12 @@ import type { Mask } from "../config/secrets_mask.ts";
 import { authorize } from "../migrate/search/auth/authorize.ts";
 import { sendablePath } from "./dot_segments.ts";
 import type { SearchAuth } from "../migrate/search/auth/search_auth.ts";
-import type { Transport } from "../migrate/search/http/transport.ts";
+import type {
+  Outgoing,
+  Reading,
+  Transport,
+  WholeAnswer,
+} from "../migrate/search/http/transport.ts";
 import {
   bodyLimit,
   type Bounds,
@@ -21,8 +26,8 @@ import {
   decoded,
   stillEncoded,
   type TooLarge,
-  wholeAnswer,
 } from "./answer_bounds.ts";
+import { readThroughFetch } from "./fetch_reading.ts";
 import { readsByPost } from "./reads_by_post.ts";
 
 /** What a connection's requests go through. */
@@ -41,6 +46,8 @@ export interface ConnectionWay {
   readonly mask: Mask;
   /** The headers of a method that signs nothing per request (basic, API key, bearer), once made. */
   fixedAuth?: Promise<Readonly<Record<string, string>>>;
+  /** Those headers, once `fixedAuth` has settled: no request waits for them again. */
+  fixedHeaders?: Readonly<Record<string, string>>;
 }
 
 /** The parts of the client's module this file uses. */
@@ -105,7 +112,7 @@ export function fetchConnectionClass(
         callback(sendable, null);
         return { abort() {} };
       }
-      return start(this, context, params, built, sendable, callback);
+      return new Attempt(this, context, params, built, sendable, callback).start(built.headers);
     }
   }
   return FetchConnection;
@@ -153,48 +160,6 @@ function methodOf(context: Context, params: RequestParams, path: string): string
   );
 }
 
-// Sends the request, and answers `callback` once: with the answer, or the error the client reads
-// (a timeout, an abort, or the connection's failure).
-function start(
-  connection: BaseConnection,
-  context: Context,
-  params: RequestParams,
-  built: Built,
-  sendable: Sendable,
-  callback: Callback,
-): { abort(): void } {
-  const { way } = context;
-  connection._openRequests++;
-  const abort = new AbortController();
-  // A timer of its own, cleared with the answer: cheaper than AbortSignal.timeout and any().
-  let timedOut = false;
-  const timer = typeof params.timeout === "number" && params.timeout > 0
-    ? setTimeout(() => {
-      timedOut = true;
-      abort.abort();
-    }, params.timeout)
-    : undefined;
-  let settled = false;
-  const settle = (error: Error | null, response: Answer | Readable | null) => {
-    if (settled) return;
-    settled = true;
-    clearTimeout(timer);
-    connection._openRequests--;
-    callback(error, response as Parameters<Callback>[1]);
-    if (response instanceof Answer) response.flush();
-  };
-  // Joined as text: resolved against the host, a path starting with `//` (an empty index name
-  // makes one) would name another host, and the credentials would go there.
-  const target = new URL(`${connection.url.origin}${sendable.path}`);
-  const { method, bounds } = sendable;
-  const tooLarge = tooLargeOf(context, method, built.path);
-  send(way, target, method, params, built.headers, abort, bounds, tooLarge).then(
-    (response) => settle(null, response),
-    (error) => settle(failure(context, connection, params, error, timedOut, abort.signal), null),
-  );
-  return { abort: () => abort.abort() };
-}
-
 // The error of an answer over one of the request's bounds.
 function tooLargeOf(context: Context, method: string, path: string): TooLarge {
   return (bound, bytes) =>
@@ -209,14 +174,13 @@ function failure(
   connection: BaseConnection,
   params: RequestParams,
   error: unknown,
-  timedOut: boolean,
-  signal: AbortSignal,
+  given: GivenUp | undefined,
 ): Error {
   const { ConnectionError, TimeoutError, RequestAbortedError } = context.errors;
-  if (timedOut) return new TimeoutError("Request timed out", params as never);
+  if (given === "timeout") return new TimeoutError("Request timed out", params as never);
   // An answer over a bound: the request's own, no fault of the node's.
   if (error instanceof RequestAbortedError) return error;
-  if (signal.aborted) return new RequestAbortedError("Request aborted");
+  if (given === "abort") return new RequestAbortedError("Request aborted");
   return new ConnectionError(
     `search connection "${context.way.name}": ${connection.url.origin}: ${
       reason(context.way, error)
@@ -224,77 +188,223 @@ function failure(
   );
 }
 
-// One attempt: the body read whole (a SigV4 signature covers it), signed for this host and this
-// time, sent, and the answer read whole into the stream the client reads, within its bounds.
-async function send(
+/** Why a request was given up. */
+type GivenUp = "timeout" | "abort";
+
+/**
+ * One attempt of a request: sent, its answer read whole within its bounds and handed to the
+ * client's callback once, or the error the client reads (a timeout, an abort, or the connection's
+ * failure).
+ */
+class Attempt {
+  readonly #connection: BaseConnection;
+  readonly #context: Context;
+  readonly #params: RequestParams;
+  readonly #sendable: Sendable;
+  readonly #tooLarge: TooLarge;
+  readonly #callback: Callback;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #reading: Reading | undefined;
+  #given: GivenUp | undefined;
+  #settled = false;
+
+  constructor(
+    connection: BaseConnection,
+    context: Context,
+    params: RequestParams,
+    built: Built,
+    sendable: Sendable,
+    callback: Callback,
+  ) {
+    this.#connection = connection;
+    this.#context = context;
+    this.#params = params;
+    this.#sendable = sendable;
+    this.#tooLarge = tooLargeOf(context, sendable.method, built.path);
+    this.#callback = callback;
+  }
+
+  /** Sends it, with `given` (the client's headers); what the client may call to abort it. */
+  start(given: Record<string, unknown>): { abort(): void } {
+    this.#connection._openRequests++;
+    const timeout = this.#params.timeout;
+    // A timer of its own, cleared with the answer: cheaper than AbortSignal.timeout and any().
+    if (typeof timeout === "number" && timeout > 0) {
+      this.#timer = setTimeout(() => this.#giveUp("timeout"), timeout);
+    }
+    try {
+      const out = outgoing(
+        this.#context.way,
+        this.#connection.url,
+        this.#sendable,
+        this.#params,
+        given,
+      );
+      if (out instanceof Promise) {
+        out.then((ready) => this.#send(ready), (error) => this.#fail(error));
+      } else this.#send(out);
+    } catch (error) {
+      // A header with no text: the client reads it as any other failure, never as a throw.
+      this.#fail(error);
+    }
+    return { abort: () => this.#giveUp("abort") };
+  }
+
+  #send(out: Outgoing): void {
+    // Given up before it went out (while it was being signed): it does not go.
+    if (this.#given !== undefined) return this.#fail(new Error("given up before it was sent"));
+    const { way } = this.#context;
+    // A request sent once goes through a transport that never repeats it (see outgoing()).
+    const transport = out.via?.fresh ? way.once ?? way.transport : way.transport;
+    const limit = bodyLimit(this.#sendable.bounds, this.#tooLarge);
+    try {
+      this.#reading = transport.read !== undefined
+        ? transport.read(out, limit)
+        : readThroughFetch(transport, out, limit);
+    } catch (error) {
+      // A URL or headers the runtime will not make: nothing was sent.
+      return this.#fail(error);
+    }
+    this.#reading.answer.then((whole) => this.#answered(whole), (error) => this.#fail(error));
+  }
+
+  #answered(whole: WholeAnswer): void {
+    try {
+      this.#answer(whole);
+    } catch (error) {
+      this.#fail(error);
+    }
+  }
+
+  #answer(whole: WholeAnswer): void {
+    const encoding = whole.headers["content-encoding"]?.trim().toLowerCase();
+    // `fetch` decodes gzip itself (deflate not on every runtime); node:http decodes nothing. What
+    // is still encoded is decoded here, within the bound.
+    if (encoding === undefined || !stillEncoded(whole.body, encoding)) {
+      return this.#settle(null, answerOf(this.#context.way, whole, whole.body, this.#params));
+    }
+    decoded(whole.body, encoding, this.#sendable.bounds, this.#tooLarge).then(
+      (bytes) => this.#settle(null, answerOf(this.#context.way, whole, bytes, this.#params)),
+      (error) => this.#fail(error),
+    );
+  }
+
+  #giveUp(why: GivenUp): void {
+    this.#given ??= why;
+    this.#reading?.cancel();
+    // Not sent yet (being signed): there is nothing to cancel, and nothing more to wait for.
+    if (this.#reading === undefined) this.#fail(new Error("given up"));
+  }
+
+  #fail(error: unknown): void {
+    this.#settle(failure(this.#context, this.#connection, this.#params, error, this.#given), null);
+  }
+
+  #settle(error: Error | null, response: Answer | Readable | null): void {
+    if (this.#settled) return;
+    this.#settled = true;
+    clearTimeout(this.#timer);
+    this.#connection._openRequests--;
+    this.#callback(error, response as Parameters<Callback>[1]);
+    if (response instanceof Answer) response.flush();
+  }
+}
+
+/**
+ * The request as it goes out to `origin`: the body read whole (a SigV4 signature covers it), the
+ * authentication headers added (signed for this host and this time). A promise only where
+ * something must be waited for: a SigV4 signature, a body given as an iterable, the first request's
+ * fixed headers.
+ */
+function outgoing(
   way: ConnectionWay,
-  target: URL,
-  method: string,
+  origin: URL,
+  sendable: Sendable,
   params: RequestParams,
   given: Record<string, unknown>,
-  abort: AbortController,
-  bounds: Bounds,
-  tooLarge: TooLarge,
-): Promise<Answer | Readable> {
-  const body = await bodyOf(params.body);
-  const { url, headers: auth } = way.auth?.method === "aws_sigv4"
-    ? await authorize(way.auth, { method, url: target, body })
-    // Headers that depend on nothing but the connection: made once.
-    : {
-      url: target,
-      headers:
-        await (way.fixedAuth ??= authorize(way.auth, { method, url: target, body }).then((a) =>
-          a.headers
-        )),
-    };
+): Outgoing | Promise<Outgoing> {
   const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(given)) {
+  for (const name in given) {
+    const value = given[name];
+    if (value === undefined || value === null) continue;
+    const lower = name.toLowerCase();
     // The runtime counts the body itself; a stale count would cut or hang it.
-    if (value === undefined || value === null || name.toLowerCase() === "content-length") continue;
-    headers[name.toLowerCase()] = String(value);
+    if (lower !== "content-length") headers[lower] = String(value);
   }
   // A request sent once goes on a fresh connection, through a transport that never repeats it:
   // Deno's fetch and node:http, and Bun's fetch, send a request again by themselves when its
   // connection closes before any byte of an answer (a used one for Bun, any for Deno's fetch),
   // which would apply a write twice while the client counts one attempt.
-  const once = params.sentOnce === true;
-  const transport = once ? way.once ?? way.transport : way.transport;
-  const init: RequestInit = {
+  const via = params.sentOnce === true ? { via: { fresh: true } } : {};
+  const { path, method } = sendable;
+  const out = (body: string | Uint8Array | undefined, sent = path): Outgoing => ({
+    origin,
+    path: sent,
     method,
-    headers: { ...headers, ...auth },
-    ...(body === undefined ? {} : { body: body as BodyInit }),
-    redirect: "manual",
-    signal: abort.signal,
-  };
-  const via = once ? { fresh: true } : undefined;
-  const limit = bodyLimit(bounds, tooLarge);
-  const whole = transport.read !== undefined
-    ? await transport.read(url, init, limit, via)
-    : await wholeAnswer(await transport.fetch(url, init, via), limit, abort);
-  const encoding = whole.headers["content-encoding"]?.trim().toLowerCase();
-  let bytes = whole.body;
-  // `fetch` decodes gzip itself (deflate not on every runtime); node:http decodes nothing. What is
-  // still encoded is decoded here, within the bound.
-  if (encoding !== undefined && stillEncoded(bytes, encoding)) {
-    bytes = await decoded(bytes, encoding, bounds, tooLarge);
+    headers,
+    body,
+    ...via,
+  });
+  if (isText(params.body) && way.auth?.method !== "aws_sigv4" && way.fixedHeaders !== undefined) {
+    Object.assign(headers, way.fixedHeaders);
+    return out(bodyText(params.body));
   }
+  return (async () => {
+    const body = isText(params.body) ? bodyText(params.body) : await bodyOf(params.body);
+    if (way.auth?.method !== "aws_sigv4") {
+      Object.assign(headers, await fixedHeaders(way, origin, method, body));
+      return out(body);
+    }
+    // Joined as text: resolved against the host, a path starting with `//` (an empty index name
+    // makes one) would name another host, and the credentials would go there.
+    const url = new URL(`${origin.origin}${path}`);
+    const signed = await authorize(way.auth, { method, url, body });
+    Object.assign(headers, signed.headers);
+    return out(body, `${signed.url.pathname}${signed.url.search}`);
+  })();
+}
+
+// The headers of a method that signs nothing per request (basic, API key, bearer), made once and
+// kept on the way out.
+async function fixedHeaders(
+  way: ConnectionWay,
+  origin: URL,
+  method: string,
+  body: string | Uint8Array | undefined,
+): Promise<Readonly<Record<string, string>>> {
+  way.fixedAuth ??= authorize(way.auth, { method, url: origin, body }).then((a) => a.headers);
+  const headers = await way.fixedAuth;
+  way.fixedHeaders = headers;
+  return headers;
+}
+
+// An answer read whole as the client reads it, `bytes` its body as decoded: an error answer's
+// text masked, and no header that speaks of the body as it was on the wire.
+function answerOf(
+  way: ConnectionWay,
+  whole: WholeAnswer,
+  bytes: Uint8Array,
+  params: RequestParams,
+): Answer | Readable {
   // An error answer may echo a header (a proxy's page, AWS's message): masked before anyone reads it.
-  if (whole.status >= 400 && bytes.length > 0) {
-    bytes = new TextEncoder().encode(way.mask(new TextDecoder().decode(bytes)));
-  }
-  const answer: Record<string, string> = {};
-  for (const [name, value] of Object.entries(whole.headers)) {
+  const body = whole.status >= 400 && bytes.length > 0
+    ? new TextEncoder().encode(way.mask(new TextDecoder().decode(bytes)))
+    : bytes;
+  const headers: Record<string, string> = {};
+  for (const name in whole.headers) {
     // The body is decoded now: the client must not decode it again, nor trust the length it had
     // on the wire.
-    if (name !== "content-encoding" && name !== "content-length") answer[name] = value;
+    if (name !== "content-encoding" && name !== "content-length") {
+      headers[name] = whole.headers[name];
+    }
   }
   const status = whole.status;
-  if (params.asStream !== true) return new Answer(status, answer, bytes);
+  if (params.asStream !== true) return new Answer(status, headers, body);
   // The caller reads the body as a stream of its own.
-  const stream = Readable.from(bytes.length === 0 ? [] : [Buffer.from(bytes)], {
+  const stream = Readable.from(body.length === 0 ? [] : [Buffer.from(body)], {
     objectMode: false,
   });
-  return Object.assign(stream, { statusCode: status, headers: answer });
+  return Object.assign(stream, { statusCode: status, headers });
 }
 
 /**
@@ -338,11 +448,19 @@ class Answer extends EventEmitter {
   }
 }
 
+// Whether `body` is sent as it is: no body, text or bytes.
+function isText(body: unknown): body is string | Uint8Array | undefined | null {
+  return body === undefined || body === null || typeof body === "string" ||
+    body instanceof Uint8Array;
+}
+
 // The body as it is sent: text stays text, and bytes (a body compressed with gzip) stay bytes.
+function bodyText(body: string | Uint8Array | undefined | null): string | Uint8Array | undefined {
+  return body === undefined || body === null || body.length === 0 ? undefined : body;
+}
+
+// Any other body: an iterable read whole, or anything else as its text.
 async function bodyOf(body: unknown): Promise<string | Uint8Array | undefined> {
-  if (body === undefined || body === null || body === "") return undefined;
-  if (typeof body === "string") return body;
-  if (body instanceof Uint8Array) return body.length === 0 ? undefined : body;
   if (typeof (body as AsyncIterable<unknown>)[Symbol.asyncIterator] === "function") {
     const chunks: Uint8Array[] = [];
     for await (const chunk of body as AsyncIterable<string | Uint8Array>) {
@@ -350,7 +468,7 @@ async function bodyOf(body: unknown): Promise<string | Uint8Array | undefined> {
     }
     return chunks.length === 0 ? undefined : Buffer.concat(chunks);
   }
-  return String(body);
+  return bodyText(String(body));
 }
 
 // What the runtime said, with the cause it wraps (Deno and undici put the socket's error there),

@@ -131,6 +131,31 @@ describe("what a SearchClient bean sends", () => {
     }
   });
 
+  it("sends a path as a URL writes it, and fails a call with a header it cannot send", async () => {
+    received = [];
+    const app = await started({ hosts: server.url });
+    try {
+      const client = app.getBean(SearchClient);
+      await client.transport.request({ method: "GET", path: "/products/_doc/a{b}\u00e9" });
+      assert.deepEqual(received.map(({ url }) => url), ["/products/_doc/a%7Bb%7D%C3%A9"]);
+      const unwritable = {
+        toString(): string {
+          throw new Error("a value with no text");
+        },
+      };
+      for (const value of ["a\r\nb", unwritable]) {
+        const error = await client.transport.request(
+          { method: "GET", path: "/products/_doc/1" },
+          { headers: { "x-odd": value as string }, maxRetries: 0 },
+        ).then(() => assert.fail("a header that cannot be sent was sent"), (e: Error) => e);
+        assert.ok(error instanceof Error, String(error));
+      }
+      assert.equal(received.length, 1, "nothing more was sent");
+    } finally {
+      await app.close();
+    }
+  });
+
   it("sends the body of a DELETE whole, and the next request on the connection is its own", async () => {
     received = [];
     const app = await started({ hosts: server.url });

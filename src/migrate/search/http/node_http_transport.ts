@@ -6,15 +6,10 @@ import {
   request as httpRequest,
 } from "node:http";
 import { Buffer } from "node:buffer";
+import type { Socket } from "node:net";
 import { CONNECT_TIMEOUT_CODE } from "./send_failure.ts";
 import { BoundedBody } from "./bounded_body.ts";
-import type {
-  BodyLimit,
-  ReadingTransport,
-  SendVia,
-  TransportOptions,
-  WholeAnswer,
-} from "./transport.ts";
+import type { BodyLimit, ReadingTransport, TransportOptions, WholeAnswer } from "./transport.ts";
 
 /**
  * A transport on `node:http` / `node:https`: Node's for every connection without a proxy, and on
@@ -35,53 +30,55 @@ export function nodeHttpTransport(options: TransportOptions): ReadingTransport {
     http: new HttpAgent({ keepAlive: true }),
     https: new HttpsAgent({ keepAlive: true }),
   };
-  // What one request goes out with: its body as bytes or text, and its connection.
-  const prepared = async (
-    url: URL,
-    init: RequestInit,
-    via: SendVia | undefined,
-  ): Promise<{ body: string | Uint8Array | undefined; agent: HttpAgent | HttpsAgent | false }> => {
-    // A body given as a stream is one that must not be sent twice (see search_client.ts): it
-    // goes on a connection of its own, which Deno's node:http never replays (a reused one it
-    // may, denoland/deno#36786).
-    const once = init.body instanceof ReadableStream;
-    // Bytes stay bytes: a compressed body is no text.
-    const body = once
-      ? new Uint8Array(await new Response(init.body).arrayBuffer())
-      : init.body as string | Uint8Array | undefined;
-    const https = url.protocol === "https:";
-    const agent = once || via?.fresh ? false : https ? pools.https : pools.http;
-    return { body, agent };
-  };
+  const agentOf = (url: URL, fresh: boolean | undefined) =>
+    fresh ? false : url.protocol === "https:" ? pools.https : pools.http;
   return {
     sendsGetBodies: true,
     fetch: async (url, init, via) => {
-      const { body, agent } = await prepared(url, init, via);
+      // A body given as a stream is one that must not be sent twice (see search_client.ts): it
+      // goes on a connection of its own, which Deno's node:http never replays (a reused one it
+      // may, denoland/deno#36786). Bytes stay bytes: a compressed body is no text.
+      const once = init.body instanceof ReadableStream;
+      const body = once
+        ? new Uint8Array(await new Response(init.body).arrayBuffer())
+        : init.body as string | Uint8Array | undefined;
+      const request: NodeRequest = {
+        origin: url,
+        path: `${url.pathname}${url.search}`,
+        method: init.method ?? "GET",
+        headers: init.headers as Record<string, string> | undefined,
+        body,
+        ...(init.signal ? { signal: init.signal } : {}),
+      };
       return await sendOnNode<Response>(
-        url,
-        init,
-        body,
-        agent,
+        request,
+        agentOf(url, once || via?.fresh),
         options,
-        (res, answered, fail) => responseOf(res, init.method, answered, fail),
-      );
+        (res, answered, fail) => responseOf(res, request.method, answered, fail),
+      ).answer;
     },
-    read: async (url, init, limit, via) => {
-      const { body, agent } = await prepared(url, init, via);
-      return await sendOnNode<WholeAnswer>(
-        url,
-        init,
-        body,
-        agent,
+    read: (out, limit) =>
+      sendOnNode<WholeAnswer>(
+        out,
+        agentOf(out.origin, out.via?.fresh),
         options,
-        (res, answered, fail) => readWhole(res, init.method, limit, answered, fail),
-      );
-    },
+        (res, answered, fail) => readWhole(res, out.method, limit, answered, fail),
+      ),
     close() {
       pools.http.destroy();
       pools.https.destroy();
     },
   };
+}
+
+/** One request as node:http sends it. */
+interface NodeRequest {
+  readonly origin: URL;
+  readonly path: string;
+  readonly method: string;
+  readonly headers: Readonly<Record<string, string>> | undefined;
+  readonly body: string | Uint8Array | undefined;
+  readonly signal?: AbortSignal;
 }
 
 /** What an answer's head is turned into: `answered` once, or `fail`. */
@@ -93,32 +90,41 @@ type Answering<T> = (
 
 // One request on node:http(s), settled once: node:http can end a request with neither
 // "response" nor "error" (a 101 answer with no upgrade listener destroys the socket and only
-// emits "close").
+// emits "close"). The request's target is given as its parts: node:http would take a URL apart
+// again.
 function sendOnNode<T>(
-  url: URL,
-  init: RequestInit,
-  body: string | Uint8Array | undefined,
+  out: NodeRequest,
   agent: HttpAgent | HttpsAgent | false,
   options: TransportOptions,
   answering: Answering<T>,
-): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
+): { answer: Promise<T>; cancel(): void } {
+  // Unset where node:http refused the request before making it (a header it will not write): the
+  // answer has failed then.
+  let req: ClientRequest | undefined;
+  let fail!: (error: unknown) => void;
+  const answer = new Promise<T>((resolve, reject) => {
     let settled = false;
+    let deadline: ReturnType<typeof setTimeout> | undefined;
     const settle = (fn: () => void) => {
       if (settled) return;
       settled = true;
       clearTimeout(deadline);
       fn();
     };
-    const fail = (error: unknown) => settle(() => reject(error));
-    const https = url.protocol === "https:";
-    const send = https ? request : httpRequest;
-    const req = send(url, {
-      method: init.method,
-      headers: withLength(init.headers as Record<string, string> | undefined, body),
+    fail = (error: unknown) => settle(() => reject(error));
+    const https = out.origin.protocol === "https:";
+    const hostname = out.origin.hostname;
+    req = (https ? request : httpRequest)({
+      protocol: out.origin.protocol,
+      // node:http takes an IPv6 address without its brackets.
+      hostname: hostname.startsWith("[") ? hostname.slice(1, -1) : hostname,
+      port: out.origin.port === "" ? undefined : out.origin.port,
+      path: out.path,
+      method: out.method,
+      headers: withLength(out.headers, out.body),
       rejectUnauthorized: options.sslVerification,
-      signal: init.signal ?? undefined,
       agent,
+      ...(out.signal === undefined ? {} : { signal: out.signal }),
     }, (res) => {
       // Response() takes 200-599 only: anything else is not an answer this client reads.
       const status = res.statusCode ?? 0;
@@ -128,18 +134,28 @@ function sendOnNode<T>(
       }
       answering(res, (value) => settle(() => resolve(value)), fail);
     });
-    // Declared after the request, as settle (which clears it) runs no sooner than its events.
-    const deadline = connectDeadline(req, https, options.connectTimeoutMs);
-    req.on("error", fail);
-    // After any "end" still queued (a body delimited by the close itself ends after "close").
-    req.on("close", () => {
-      setImmediate(() => fail(new Error("the connection closed without an answer")));
+    const made = req;
+    made.on("socket", (socket) => {
+      // A request given up before it had a socket needs no deadline (nothing would clear it).
+      if (!settled) deadline = connectDeadline(made, socket, https, options.connectTimeoutMs);
     });
-    // As the official client does: a request goes out whole at once, not held back by Nagle's
-    // algorithm until the last segment is acknowledged.
-    req.setNoDelay(true);
-    req.end(body);
+    made.on("error", fail);
+    made.on("close", () => {
+      // After any "end" still queued (a body delimited by the close itself ends after "close").
+      if (!settled) setImmediate(() => fail(new Error("the connection closed without an answer")));
+    });
   });
+  // As the official client does: a request goes out whole at once, not held back by Nagle's
+  // algorithm until the last segment is acknowledged.
+  req?.setNoDelay(true);
+  req?.end(out.body);
+  return {
+    answer,
+    cancel() {
+      fail(new Error("the request was given up"));
+      req?.destroy();
+    },
+  };
 }
 
 // Whether an answer has no body: a HEAD's, or a status that never has one.
@@ -185,9 +201,11 @@ function readWhole(
 ): void {
   const status = res.statusCode!;
   const headers: Record<string, string> = {};
-  for (const [k, v] of Object.entries(res.headers)) {
+  const given = res.headers;
+  for (const name in given) {
+    const value = given[name];
     // As fetch gives them: the values of a header sent more than once, joined.
-    if (v !== undefined) headers[k] = typeof v === "string" ? v : v.join(", ");
+    if (value !== undefined) headers[name] = typeof value === "string" ? value : value.join(", ");
   }
   if (bodiless(status, method)) {
     res.resume();
@@ -255,31 +273,24 @@ function bodyOf(res: IncomingMessage): ReadableStream<Uint8Array> {
 // No connection within connect_timeout counts as unreachable: the request never left. For https
 // the connection is made when the TLS handshake is done, since the TLS socket holds the request
 // back until then. A socket reused from the pool is connected already and gets no such deadline:
-// its silence says nothing about the request (the request's own timeout still applies). A timer
-// of its own, not the socket's idle timeout, which Bun never fires on a TLS socket whose
-// handshake stalls.
+// its silence says nothing about the request (the request's own timeout still applies), and a
+// request on it pays for no timer. A timer of its own, not the socket's idle timeout, which Bun
+// never fires on a TLS socket whose handshake stalls.
 function connectDeadline(
   req: ClientRequest,
+  socket: Socket,
   https: boolean,
   connectTimeoutMs: number,
-): ReturnType<typeof setTimeout> {
-  let connected = false;
+): ReturnType<typeof setTimeout> | undefined {
+  if (req.reusedSocket || (!https && !socket.connecting)) return undefined;
   const deadline = setTimeout(() => {
-    if (connected) return;
     req.destroy(
       Object.assign(new Error(`no connection within ${connectTimeoutMs / 1000} s`), {
         code: CONNECT_TIMEOUT_CODE,
       }),
     );
   }, connectTimeoutMs);
-  const made = () => {
-    connected = true;
-    clearTimeout(deadline);
-  };
-  req.on("socket", (socket) => {
-    if (req.reusedSocket || (!https && !socket.connecting)) return made();
-    socket.once(https ? "secureConnect" : "connect", made);
-  });
+  socket.once(https ? "secureConnect" : "connect", () => clearTimeout(deadline));
   return deadline;
 }
 
@@ -290,11 +301,11 @@ function connectDeadline(
  * request on the connection.
  */
 function withLength(
-  headers: Record<string, string> | undefined,
+  headers: Readonly<Record<string, string>> | undefined,
   body: string | Uint8Array | undefined,
-): Record<string, string> {
+): Readonly<Record<string, string>> {
+  if (body === undefined) return headers ?? {};
   const given = { ...headers };
-  if (body === undefined) return given;
   for (const name of Object.keys(given)) {
     if (name.toLowerCase() === "content-length") delete given[name];
   }

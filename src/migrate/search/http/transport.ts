@@ -20,14 +20,35 @@ export interface Transport {
   readonly sendsGetBodies?: boolean;
   fetch(url: URL, init: RequestInit, via?: SendVia): Promise<Response>;
   /**
-   * Sends as `fetch` does and reads the answer whole, no more of its body than `limit` allows:
-   * past it the connection is closed, and the promise fails with the bound's error. Where a
-   * transport has it, it costs less than `fetch` and a read of the `Response`: no web stream in
-   * between.
+   * Sends `request` and reads the answer whole, no more of its body than `limit` allows: past it
+   * the connection is closed, and the answer fails with the bound's error. Where a transport has
+   * it, it costs less than `fetch` and a read of the `Response`: no URL, signal, web stream or
+   * `Response` is made for a request.
    */
-  read?(url: URL, init: RequestInit, limit: BodyLimit, via?: SendVia): Promise<WholeAnswer>;
+  read?(request: Outgoing, limit: BodyLimit): Reading;
   /** Frees the connection pool. */
   close(): void;
+}
+
+/** A request as {@linkcode Transport.read} sends it. */
+export interface Outgoing {
+  /** Where to: the scheme, the host and the port. */
+  readonly origin: URL;
+  /** The path and the query, exactly as sent (as a URL would write them). */
+  readonly path: string;
+  readonly method: string;
+  /** By names in lower case. */
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string | Uint8Array | undefined;
+  readonly via?: SendVia;
+}
+
+/** A request under way. */
+export interface Reading {
+  /** The answer read whole, or why there is none. */
+  readonly answer: Promise<WholeAnswer>;
+  /** Gives the request up: its connection is closed, and `answer` fails if it has not settled. */
+  cancel(): void;
 }
 
 /** A transport that reads answers whole itself. */

@@ -73,8 +73,25 @@ describe("BoundedBody", () => {
       500 * 1024 * 1024,
     );
     body.add(new Uint8Array([1, 2]));
+    body.add(new Uint8Array([3]));
     const whole = body.bytes();
     assert.ok(whole instanceof Uint8Array);
+    assert.deepEqual([...whole], [1, 2, 3]);
     assert.equal(whole.buffer.byteLength, 1024 * 1024);
+  });
+
+  it("holds an answer in one chunk as it came, and copies it once a second comes", () => {
+    const unbounded = () => ({ most: Number.MAX_SAFE_INTEGER, over: () => new Error("over") });
+    const first = new Uint8Array([1, 2, 3]);
+    const one = new BoundedBody(unbounded, undefined, 3);
+    one.add(first);
+    assert.equal(one.bytes(), first);
+    const two = new BoundedBody(unbounded);
+    two.add(first);
+    two.add(new Uint8Array([4]));
+    first.fill(0);
+    const whole = two.bytes();
+    assert.ok(whole instanceof Uint8Array);
+    assert.deepEqual([...whole], [1, 2, 3, 4]);
   });
 });

@@ -168,7 +168,13 @@ describe("node:http transport's read, the answer whole within a bound", () => {
     over: () => new Error("over"),
   });
   const read = (server: Server, limit = unbounded, method = "GET") =>
-    transport.read(new URL(`http://127.0.0.1:${portOf(server)}/x`), { method }, limit);
+    transport.read({
+      origin: new URL(`http://127.0.0.1:${portOf(server)}`),
+      path: "/x",
+      method,
+      headers: {},
+      body: undefined,
+    }, limit).answer;
 
   it("reads a chunked answer whole, every byte value as sent, its header names in lower case", async () => {
     const seen: { encoding: string | undefined; first: number | undefined }[] = [];
@@ -253,6 +259,21 @@ describe("node:http transport's read, the answer whole within a bound", () => {
       answering("HTTP/1.1 200 OK\r\nContent-Length: 100", "only part of it", true),
     );
     await assert.rejects(read(server), /the connection closed before the answer's end/);
+  });
+
+  it("fails the answer, never throws, for a request node:http refuses to write", async () => {
+    const server = await serve(answering("HTTP/1.1 200 OK\r\nContent-Length: 2", "{}"));
+    for (const headers of [{ "x-bad": "a\r\nb" }, { "bad name": "a" }]) {
+      const reading = transport.read({
+        origin: new URL(`http://127.0.0.1:${portOf(server)}`),
+        path: "/x",
+        method: "GET",
+        headers,
+        body: undefined,
+      }, unbounded);
+      await assert.rejects(reading.answer, /header/i);
+      reading.cancel();
+    }
   });
 
   it("reads no body of a HEAD or of a 204, and refuses a status outside 200-599", async () => {
