@@ -244,8 +244,10 @@ class Attempt {
         out.then((ready) => this.#send(ready), (error) => this.#fail(error));
       } else this.#send(out);
     } catch (error) {
-      // A header with no text: the client reads it as any other failure, never as a throw.
-      this.#fail(error);
+      // A header with no text: the client reads it as any other failure, never as a throw, and
+      // not before request() has returned (its Transport keeps what request() returns as the
+      // handle of the attempt, a retry's too).
+      queueMicrotask(() => this.#fail(error));
     }
     return { abort: () => this.#giveUp("abort") };
   }
@@ -262,8 +264,8 @@ class Attempt {
         ? transport.read(out, limit)
         : readThroughFetch(transport, out, limit);
     } catch (error) {
-      // A URL or headers the runtime will not make: nothing was sent.
-      return this.#fail(error);
+      // A URL or headers the runtime will not make: nothing was sent. Told later, as above.
+      return queueMicrotask(() => this.#fail(error));
     }
     this.#reading.answer.then((whole) => this.#answered(whole), (error) => this.#fail(error));
   }

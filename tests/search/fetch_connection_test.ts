@@ -175,3 +175,38 @@ describe("what a SearchClient bean sends", () => {
     }
   });
 });
+
+describe("a SearchClient bean's connection that fails before sending", () => {
+  it("calls the client back later, never inside request(), so that a retry keeps its own handle", async () => {
+    const { Connection, errors } = await import("@opensearch-project/opensearch");
+    const { fetchConnectionClass } = await import("../../src/search/fetch_connection.ts");
+    const ConnectionClass = fetchConnectionClass({ Connection, errors }, {
+      name: "main",
+      transport: {
+        fetch() {
+          throw new TypeError("refused at once");
+        },
+        close() {},
+      },
+      auth: undefined,
+      mask: (text: string) => text,
+    });
+    const connection = new ConnectionClass({ url: new URL("http://127.0.0.1:9") });
+    const unwritable = {
+      toString(): string {
+        throw new Error("a value with no text");
+      },
+    };
+    for (const headers of [{}, { "x-odd": unwritable }]) {
+      let returned = false;
+      const error = await new Promise<unknown>((resolve) => {
+        connection.request(
+          { method: "GET", path: "/x", headers } as never,
+          (e: unknown) => resolve(returned ? e : new Error("called back inside request()")),
+        );
+        returned = true;
+      });
+      assert.ok(error instanceof errors.ConnectionError, String(error));
+    }
+  });
+});
