@@ -271,24 +271,26 @@ class Attempt {
   }
 
   #answered(whole: WholeAnswer): void {
-    try {
-      this.#answer(whole);
-    } catch (error) {
-      this.#fail(error);
-    }
-  }
-
-  #answer(whole: WholeAnswer): void {
     const encoding = whole.headers["content-encoding"]?.trim().toLowerCase();
     // `fetch` decodes gzip itself (deflate not on every runtime); node:http decodes nothing. What
     // is still encoded is decoded here, within the bound.
     if (encoding === undefined || !stillEncoded(whole.body, encoding)) {
-      return this.#settle(null, answerOf(this.#context.way, whole, whole.body, this.#params));
+      return this.#answer(whole, whole.body);
     }
     decoded(whole.body, encoding, this.#sendable.bounds, this.#tooLarge).then(
-      (bytes) => this.#settle(null, answerOf(this.#context.way, whole, bytes, this.#params)),
+      (bytes) => this.#answer(whole, bytes),
       (error) => this.#fail(error),
     );
+  }
+
+  #answer(whole: WholeAnswer, bytes: Uint8Array): void {
+    let answer: Answer | Readable;
+    try {
+      answer = answerOf(this.#context.way, whole, bytes, this.#params);
+    } catch (error) {
+      return this.#fail(error);
+    }
+    this.#settle(null, answer);
   }
 
   #giveUp(why: GivenUp): void {
@@ -299,7 +301,16 @@ class Attempt {
   }
 
   #fail(error: unknown): void {
-    this.#settle(failure(this.#context, this.#connection, this.#params, error, this.#given), null);
+    let told: Error;
+    try {
+      told = failure(this.#context, this.#connection, this.#params, error, this.#given);
+    } catch {
+      // The mask itself failed: the call still ends, and no unmasked text leaves.
+      told = new this.#context.errors.ConnectionError(
+        `search connection "${this.#context.way.name}": ${this.#connection.url.origin}: the request failed and its reason could not be masked`,
+      );
+    }
+    this.#settle(told, null);
   }
 
   #settle(error: Error | null, response: Answer | Readable | null): void {

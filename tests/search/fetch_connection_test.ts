@@ -210,3 +210,41 @@ describe("a SearchClient bean's connection that fails before sending", () => {
     }
   });
 });
+
+describe("a SearchClient bean's connection whose mask throws", () => {
+  it("ends the call with a ConnectionError that shows no unmasked text, plain or compressed", async () => {
+    const { Connection, errors } = await import("@opensearch-project/opensearch");
+    const { fetchConnectionClass } = await import("../../src/search/fetch_connection.ts");
+    const { gzipSync } = await import("node:zlib");
+    const text = "no such index [secret]";
+    const bodies: [string, Record<string, string>, Uint8Array<ArrayBuffer>][] = [
+      ["plain", {}, new TextEncoder().encode(text)],
+      ["gzip", { "content-encoding": "gzip" }, new Uint8Array(gzipSync(text))],
+    ];
+    for (const [kind, headers, body] of bodies) {
+      const ConnectionClass = fetchConnectionClass({ Connection, errors }, {
+        name: "main",
+        transport: {
+          // A Response made here is not decoded by the runtime: a gzip body reaches the bean's
+          // own decoding, as a node:http answer does.
+          fetch: () => Promise.resolve(new Response(body, { status: 500, headers })),
+          close() {},
+        },
+        auth: undefined,
+        mask: () => {
+          throw new Error("the mask broke");
+        },
+      });
+      const connection = new ConnectionClass({ url: new URL("http://127.0.0.1:9") });
+      const error = await new Promise<unknown>((resolve) => {
+        connection.request(
+          { method: "GET", path: "/x", headers: {}, timeout: 30_000 } as never,
+          (e: unknown) => resolve(e),
+        );
+      });
+      assert.ok(error instanceof errors.ConnectionError, `${kind}: ${error}`);
+      assert.match(error.message, /"main": http:\/\/127\.0\.0\.1:9: .*could not be masked/, kind);
+      assert.doesNotMatch(error.message, /secret/, kind);
+    }
+  });
+});
