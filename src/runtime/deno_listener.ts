@@ -50,8 +50,9 @@ interface Connection {
   answering: number;
   /**
    * When (`Date.now()`) it opened, or its last answer was sent. Not `performance.now()`: on Deno
-   * that is a call into the runtime, 0.3 µs of every answer; a wall clock stepped by seconds moves
-   * one sweep's judgement, and the bound is a guard against idle clients, not a deadline.
+   * that is a call into the runtime, 0.3 µs of every answer. A wall clock stepped forward closes
+   * an idle connection early (which a kept-alive client must expect anyway); one stepped back is
+   * counted from the sweep that sees it.
    */
   since: number;
   readonly abort: AbortController;
@@ -203,6 +204,8 @@ function sweepHeadless(
   const sweep = setInterval(() => {
     const now = Date.now();
     for (const connection of open) {
+      // The wall clock stepped back: counted from now, so that the bound holds from here on.
+      if (connection.since > now) connection.since = now;
       if (connection.answering === 0 && now - connection.since >= headerTimeoutMs) {
         // No request yet: nothing of the client's is running, and a head half sent is dropped.
         if (connection.requests === 0) connection.abort.abort();

@@ -26,3 +26,54 @@ describe("serveWithHeaderTimeout", () => {
     }
   });
 });
+
+describe("serveWithHeaderTimeout's sweep", () => {
+  it("still closes a silent connection after the wall clock steps back an hour", async () => {
+    const internal = Symbol("Deno.internal");
+    let aborted: AbortSignal | undefined;
+    // One connection, then an accept that waits until the listener closes.
+    let accepted = false;
+    let closed: (error: Error) => void = () => {};
+    const listener = {
+      addr: { port: 1, hostname: "127.0.0.1" },
+      accept: () => {
+        if (accepted) return new Promise<never>((_, reject) => closed = reject);
+        accepted = true;
+        return Promise.resolve({ close() {} });
+      },
+      close: () => closed(new Error("closed")),
+    };
+    const host = Object.assign({ listen: () => listener, internal }, {
+      [internal]: {
+        serveHttpOnConnection: (_conn: unknown, signal: AbortSignal) => {
+          aborted = signal;
+          return { finished: new Promise<void>(() => {}), shutdown: () => Promise.resolve() };
+        },
+      },
+    });
+    // The wall clock as the listener reads it, moved by the test; each read counted, so that
+    // the test waits on sweeps having run, not on time.
+    const realNow = Date.now;
+    let clock = realNow();
+    let reads = 0;
+    Date.now = () => (reads++, clock);
+    const sweepsRun = async (n: number) => {
+      const until = reads + n;
+      while (reads < until) await new Promise((resolve) => setTimeout(resolve, 10));
+    };
+    const served = serveWithHeaderTimeout(host as unknown as DenoHost, handler, options);
+    try {
+      assert.ok(served !== undefined);
+      while (aborted === undefined) await new Promise((resolve) => setTimeout(resolve, 10));
+      clock -= 3_600_000;
+      await sweepsRun(2);
+      assert.equal(aborted.aborted, false, "closed before the bound");
+      clock += options.headerTimeoutMs;
+      await sweepsRun(3);
+      assert.equal(aborted.aborted, true, "a silent connection outlived the bound");
+    } finally {
+      Date.now = realNow;
+      await served?.stop.graceful();
+    }
+  });
+});
