@@ -50,9 +50,10 @@ interface Connection {
   answering: number;
   /**
    * When (`Date.now()`) it opened, or its last answer was sent. Not `performance.now()`: on Deno
-   * that is a call into the runtime, 0.3 µs of every answer. A wall clock stepped forward closes
-   * an idle connection early (which a kept-alive client must expect anyway); one stepped back is
-   * counted from the sweep that sees it.
+   * that is a call into the runtime, 0.3 µs of every answer. A wall clock stepped forward by more
+   * than the bound closes what is open as if the bound had passed: a kept-alive connection at
+   * rest (which a client must expect anyway), and one whose first head is still arriving (reset;
+   * its client sends again). One stepped back is counted from the sweep that sees it.
    */
   since: number;
   readonly abort: AbortController;

@@ -57,20 +57,29 @@ describe("serveWithHeaderTimeout's sweep", () => {
     let clock = realNow();
     let reads = 0;
     Date.now = () => (reads++, clock);
-    const sweepsRun = async (n: number) => {
-      const until = reads + n;
-      while (reads < until) await new Promise((resolve) => setTimeout(resolve, 10));
+    // Liveness only: a listener that never serves, or a sweep that stopped reading this clock,
+    // fails here rather than hanging the run (performance.now(), which the test leaves alone).
+    const until = async (done: () => boolean, what: string) => {
+      const deadline = performance.now() + 30_000;
+      while (!done()) {
+        if (performance.now() > deadline) assert.fail(`never ${what}`);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    };
+    const sweepsRun = (n: number) => {
+      const target = reads + n;
+      return until(() => reads >= target, `saw ${n} more reads of the clock`);
     };
     const served = serveWithHeaderTimeout(host as unknown as DenoHost, handler, options);
     try {
       assert.ok(served !== undefined);
-      while (aborted === undefined) await new Promise((resolve) => setTimeout(resolve, 10));
+      await until(() => aborted !== undefined, "served the connection");
       clock -= 3_600_000;
       await sweepsRun(2);
-      assert.equal(aborted.aborted, false, "closed before the bound");
+      assert.equal(aborted?.aborted, false, "closed before the bound");
       clock += options.headerTimeoutMs;
       await sweepsRun(3);
-      assert.equal(aborted.aborted, true, "a silent connection outlived the bound");
+      assert.equal(aborted?.aborted, true, "a silent connection outlived the bound");
     } finally {
       Date.now = realNow;
       await served?.stop.graceful();

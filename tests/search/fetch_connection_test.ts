@@ -197,7 +197,9 @@ describe("a SearchClient bean's connection that fails before sending", () => {
         throw new Error("a value with no text");
       },
     };
-    for (const headers of [{}, { "x-odd": unwritable }]) {
+    // The first request waits for the connection's fixed headers; the second, sent at once,
+    // fails inside request() itself (fetch throws); the third has a header with no text.
+    for (const headers of [{}, {}, { "x-odd": unwritable }]) {
       let returned = false;
       const error = await new Promise<unknown>((resolve) => {
         connection.request(
