@@ -52,7 +52,7 @@ export { Value } from "./src/context/value.ts";
 export type { ConfigValueOptions } from "./src/context/value.ts";
 export { ConfigurationProperties } from "./src/context/configuration_properties.ts";
 export { PostConstruct, PreDestroy } from "./src/context/lifecycle.ts";
-export type { Class } from "./src/context/class_record.ts";
+export type { Class } from "./src/context/class.ts";
 export {
   CircularDependencyError,
   DefinitionError,

@@ -3,7 +3,8 @@
 // serves, what it observes, and its steps of the app's life, each in a declared place. `bootstrap`
 // folds them and knows none of them by name; a feature the app does not use is never loaded.
 import type { ApplicationContext } from "./context/application_context.ts";
-import { type Class, metadataOfInstance } from "./context/class_record.ts";
+import type { Class } from "./context/class.ts";
+import { metadataOfInstance } from "./context/class_record.ts";
 import type { ThawSettings } from "./config/thaw_settings.ts";
 import type { ApplicationInternals, RouteToDocument } from "./application_internals.ts";
 import type { DocumentedGuard, DocumentedRoute } from "./openapi/documented_route.ts";

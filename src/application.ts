@@ -14,7 +14,7 @@ import { ConfigError } from "./config/config_error.ts";
 import type { EnvLookup } from "./config/env.ts";
 import { runtimeEnv } from "./config/env.ts";
 import { ApplicationContext } from "./context/application_context.ts";
-import type { Class } from "./context/class_record.ts";
+import type { Class } from "./context/class.ts";
 import { DefinitionError } from "./context/errors.ts";
 import { nodeServerRequest } from "./runtime/node_incoming.ts";
 import { buildApp, type CompiledRoute, compileRoutes, type RouteGuard } from "./web/compile.ts";

@@ -1,6 +1,6 @@
 // What the entry points beside the default one (the server, the OpenAPI generator) need of an
 // application, kept off its public shape: `listen(app)` and `openApiDocument(app)` read it here.
-import type { Class } from "./context/class_record.ts";
+import type { Class } from "./context/class.ts";
 import type { ThawSettings } from "./config/thaw_settings.ts";
 import type { MiddlewareEntry } from "./web/route_record.ts";
 import type { DocumentedGuard, DocumentedRoute } from "./openapi/documented_route.ts";

@@ -2,7 +2,7 @@
 // `{base}/{id}`, listed by `mappings` under its class and method, and described in the OpenAPI
 // document. Brought by `@Endpoint`: an app without an endpoint of its own carries none of this.
 import type { BeanEntry } from "../context/application_context.ts";
-import type { Class } from "../context/class_record.ts";
+import type { Class } from "../context/class.ts";
 import { awaitedForm } from "../context/awaited_form.ts";
 import { DefinitionError } from "../context/errors.ts";
 import { HttpRequest } from "../http/http_request.ts";

@@ -1,6 +1,7 @@
 // What `@Endpoint`, its operations' decorators and `@Selector` record on a class, in the
 // actuator's own key of its decorator metadata (the container never reads it).
-import { type Class, entryOf, ownEntry } from "../context/class_record.ts";
+import type { Class } from "../context/class.ts";
+import { entryOf, ownEntry } from "../context/class_record.ts";
 
 /** An operation's kind, as Spring Boot names it: a read is `GET`, a write `POST`, a delete `DELETE`. */
 export type OperationKind = "read" | "write" | "delete";

@@ -2,7 +2,8 @@
 // brought by the decorator, so that `bootstrap` finds the check only in an app that has one.
 import type { BeanEntry } from "../context/application_context.ts";
 import { awaitedForm } from "../context/awaited_form.ts";
-import { type Class, entryOf, ownEntry } from "../context/class_record.ts";
+import type { Class } from "../context/class.ts";
+import { entryOf, ownEntry } from "../context/class_record.ts";
 import { DefinitionError } from "../context/errors.ts";
 import { HEALTH_INDICATORS, type HealthIndicators, type IndicatorBean } from "./health_hooks.ts";
 

@@ -66,8 +66,10 @@ interface Hub {
   overflowed(subscriber: Subscriber, where: string | undefined, bytes: number, max: number): void;
 }
 
-// Set by the class: begins receiving through a broadcaster's transport.
-let started: (broadcaster: Broadcaster) => Promise<void>;
+// Keys no other module holds: the transport the app's broadcaster is made over (an option no
+// caller can write), and its start, which the app's provider awaits before handing it out.
+const TRANSPORT: unique symbol = Symbol("thaw.broadcastTransport");
+const START: unique symbol = Symbol("thaw.broadcastStart");
 
 /**
  * Publishes to every subscriber of a channel in every replica of the app: the `@SseMapping`
@@ -116,8 +118,8 @@ export class Broadcaster {
     checkOptionsObject(options as unknown, WHO, ["maxBuffered", "logger"]);
     this.#maxBuffered = checkBound(options.maxBuffered ?? DEFAULT_MAX_BUFFERED, "maxBuffered");
     this.#logger = options.logger ?? console;
-    const transport = TRANSPORT ?? new MemoryTransport();
-    TRANSPORT = undefined;
+    const transport = (options as { [TRANSPORT]?: BroadcastTransport })[TRANSPORT] ??
+      new MemoryTransport();
     this.#transport = transport;
     this.#hub = {
       leave: (subscriber) => this.#leave(subscriber),
@@ -132,8 +134,9 @@ export class Broadcaster {
     if (transport instanceof MemoryTransport) void transport.start(this.#receive);
   }
 
-  static {
-    started = (broadcaster) => broadcaster.#transport.start(broadcaster.#receive);
+  /** Not part of the API: begins receiving through the app's transport. */
+  [START](): Promise<void> {
+    return this.#transport.start(this.#receive);
   }
 
   /**
@@ -272,9 +275,6 @@ export class Broadcaster {
   }
 }
 
-// The transport the next Broadcaster is made over: set just before, by the app's provider.
-let TRANSPORT: BroadcastTransport | undefined;
-
 // The app's broadcaster: over the configured transport, started before it is handed out (a
 // transport that cannot start fails the app's bootstrap, naming it).
 async function appBroadcaster(support: BeanSupport): Promise<Broadcaster> {
@@ -287,15 +287,11 @@ async function appBroadcaster(support: BeanSupport): Promise<Broadcaster> {
       // Nowhere left to report it.
     }
   };
-  TRANSPORT = await transportOf(settings, warn);
-  let broadcaster: Broadcaster;
+  const transport = await transportOf(settings, warn);
+  const options = { maxBuffered: settings.maxBuffered, logger, [TRANSPORT]: transport };
+  const broadcaster = new Broadcaster(options);
   try {
-    broadcaster = new Broadcaster({ maxBuffered: settings.maxBuffered, logger });
-  } finally {
-    TRANSPORT = undefined;
-  }
-  try {
-    await started(broadcaster);
+    await broadcaster[START]();
   } catch (error) {
     await broadcaster.close();
     throw error;

@@ -1,10 +1,10 @@
 import type { ConfigValues } from "../config/config_values.ts";
 import { isTimeout, timeoutRule, within } from "./hook_timeout.ts";
 import { messageOf } from "./message_of.ts";
+import type { Class } from "./class.ts";
 import {
   beanExtension,
   type BeanSupport,
-  type Class,
   type ContextLogger,
   defaultBeanName,
   missingAdviceOf,

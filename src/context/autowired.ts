@@ -1,4 +1,5 @@
-import { type Class, ownRecord } from "./class_record.ts";
+import type { Class } from "./class.ts";
+import { ownRecord } from "./class_record.ts";
 import { injectedOr } from "./field_injection.ts";
 import { checkDecoratorCall } from "./decorator_call.ts";
 

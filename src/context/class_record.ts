@@ -1,9 +1,6 @@
 import { checkDecoratorCall } from "./decorator_call.ts";
 import "./symbol_metadata.ts";
-
-/** A class's constructor, as the container and decorators see it. */
-// deno-lint-ignore no-explicit-any
-export type Class<T = unknown> = abstract new (...args: any[]) => T;
+import type { Class } from "./class.ts";
 
 /** What kind of bean a decorated class is. */
 export type Stereotype = "component" | "service" | "controller" | "configuration" | "properties";

@@ -1,4 +1,4 @@
-import type { Class } from "./class_record.ts";
+import type { Class } from "./class.ts";
 import { recordOf } from "./class_record.ts";
 import { DefinitionError } from "./errors.ts";
 import { messageOf } from "./message_of.ts";

@@ -3,7 +3,7 @@
 // bean. The filling comes with the decorators, so that an app whose classes use neither carries
 // none of it: this file is all such an app carries.
 import type { ConfigValues } from "../config/config_values.ts";
-import type { Class } from "./class_record.ts";
+import type { Class } from "./class.ts";
 
 /**
  * The values of a class's `@Value` fields (its superclasses' too), by the key each field's

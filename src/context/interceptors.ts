@@ -2,14 +2,8 @@
 // methods once it has built the bean. The wrapper is an own property of the bean, so the bean's
 // own calls (`this.find()`) and every caller's go through it, and a bean made with `new` outside
 // the container is left as it is.
-import {
-  type BeanSupport,
-  type Class,
-  classesOf,
-  entryOf,
-  EXTENSION,
-  ownEntry,
-} from "./class_record.ts";
+import type { Class } from "./class.ts";
+import { type BeanSupport, classesOf, entryOf, EXTENSION, ownEntry } from "./class_record.ts";
 import { setAwaitedForm } from "./awaited_form.ts";
 import { checkDecoratorCall } from "./decorator_call.ts";
 import { DefinitionError } from "./errors.ts";

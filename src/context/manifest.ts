@@ -1,7 +1,7 @@
 import { realpath, writeFile } from "node:fs/promises";
 import { dirname, relative, resolve, sep } from "node:path";
 import { parseArgs } from "node:util";
-import type { Class } from "./class_record.ts";
+import type { Class } from "./class.ts";
 import { recordOf } from "./class_record.ts";
 import {
   scanExports,

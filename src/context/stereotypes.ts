@@ -1,4 +1,5 @@
-import { type Class, methodGetter, ownRecord, type Stereotype } from "./class_record.ts";
+import type { Class } from "./class.ts";
+import { methodGetter, ownRecord, type Stereotype } from "./class_record.ts";
 import { checkDecoratorCall } from "./decorator_call.ts";
 
 /** A decorator for a class that Thaw registers as a bean. */

@@ -1,7 +1,8 @@
 import { configValue } from "../config/application_config.ts";
 import type { ConfigValues } from "../config/config_values.ts";
 import type { InjectionDecorator } from "./autowired.ts";
-import { type Class, entryChain, ownEntry } from "./class_record.ts";
+import type { Class } from "./class.ts";
+import { entryChain, ownEntry } from "./class_record.ts";
 import { DefinitionError } from "./errors.ts";
 import { injectedOr } from "./field_injection.ts";
 import { checkDecoratorCall } from "./decorator_call.ts";

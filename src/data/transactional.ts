@@ -1,10 +1,10 @@
 // `@Transactional`: a method (or every method of a class) run in a transaction of a datasource,
 // through the container's interceptors, as `@Cacheable` is. The options are checked where they
 // are written; the datasource each names, once every bean is made (see data_setup.ts).
+import type { Class } from "../context/class.ts";
 import {
   type BeanProvider,
   type BeanSupport,
-  type Class,
   classesOf,
   entryOf,
   ownEntry,

@@ -2,7 +2,8 @@
 // it was published in reaches a phase (after its commit, by default), so that it never acts on
 // work that was rolled back. Built on `@EventListener`'s record: the multicaster calls it at once,
 // and it hands the call to the transaction (see Synchronization in transaction_scope.ts).
-import { type Class, methodAccess, ownEntry } from "../context/class_record.ts";
+import type { Class } from "../context/class.ts";
+import { methodAccess, ownEntry } from "../context/class_record.ts";
 import { bringFeature } from "../app_feature.ts";
 import { checkOptionsObject } from "../options_object.ts";
 import type { EventListenerDecorator } from "../events/event_listener.ts";

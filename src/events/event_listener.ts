@@ -1,4 +1,5 @@
-import { type Class, methodAccess, ownEntry } from "../context/class_record.ts";
+import type { Class } from "../context/class.ts";
+import { methodAccess, ownEntry } from "../context/class_record.ts";
 import { bringFeature } from "../app_feature.ts";
 import { type ListenerRecord, LISTENERS } from "./listener_record.ts";
 import { eventsFeature } from "./lifecycle_events.ts";

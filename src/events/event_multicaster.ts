@@ -3,7 +3,8 @@
 // publication first needs them, and the async ones are kept track of until they end, so that
 // `app.close()` can wait for them. Once the close stops the beans, it delivers no more.
 import { awaitedForm } from "../context/awaited_form.ts";
-import { type Class, classesOf, type ContextLogger, entryOf } from "../context/class_record.ts";
+import type { Class } from "../context/class.ts";
+import { classesOf, type ContextLogger, entryOf } from "../context/class_record.ts";
 import { messageOf } from "../context/message_of.ts";
 import { printable } from "../config/application_config.ts";
 import { type ListenerRecord, LISTENERS } from "./listener_record.ts";

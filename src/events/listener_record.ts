@@ -1,5 +1,6 @@
 // What `@EventListener` records on a class, and where: read back by the multicaster.
-import type { Class, MethodAccess } from "../context/class_record.ts";
+import type { Class } from "../context/class.ts";
+import type { MethodAccess } from "../context/class_record.ts";
 
 /** One `@EventListener` method, as its decorator recorded it. */
 export interface ListenerRecord extends MethodAccess {

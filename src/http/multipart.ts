@@ -167,6 +167,34 @@ function partName(name: string): string {
   return name.length > 64 ? `${name.slice(0, 64)}...` : name;
 }
 
+// A part's header bytes as they arrive, in a buffer that grows as they do (up to what a part's
+// headers may take), so that a part's headers split across chunks are read whole.
+class HeadBytes {
+  #bytes = new Uint8Array(256);
+  #length = 0;
+
+  get length(): number {
+    return this.#length;
+  }
+
+  clear(): void {
+    this.#length = 0;
+  }
+
+  // Appends `bytes`; the header bytes so far.
+  append(bytes: Uint8Array): Uint8Array {
+    const length = this.#length + bytes.byteLength;
+    if (length > this.#bytes.byteLength) {
+      const grown = new Uint8Array(Math.min(MAX_PART_HEADER_SIZE + 4, 2 * length));
+      grown.set(this.#bytes.subarray(0, this.#length));
+      this.#bytes = grown;
+    }
+    this.#bytes.set(bytes, this.#length);
+    this.#length = length;
+    return this.#bytes.subarray(0, length);
+  }
+}
+
 /**
  * Reads a `multipart/form-data` body as it arrives: `write` each chunk, then `end`. The parts go
  * to the sink in order, their content as it comes, so that a part of any size is never held
@@ -192,8 +220,7 @@ export class MultipartParser {
   #partSize = 0;
   #name = "";
   #file = false;
-  #head = new Uint8Array(256);
-  #headLength = 0;
+  readonly #head = new HeadBytes();
 
   /**
    * @param boundary the body's boundary, as {@linkcode multipartBoundary} read it
@@ -295,25 +322,15 @@ export class MultipartParser {
     if (this.#parts === this.#limits.maxParts) throw tooManyParts(this.#limits.maxParts);
     this.#parts++;
     this.#state = HEADERS;
-    this.#headLength = 0;
+    this.#head.clear();
   }
 
   // Takes header bytes from `chunk` at `at`, up to the empty line that ends them; returns where
   // the part's content starts in `chunk`, or its end when the headers go on.
   #headers(chunk: Uint8Array, at: number): number {
-    const room = MAX_PART_HEADER_SIZE + 4 - this.#headLength;
-    const take = Math.min(room, chunk.byteLength - at);
-    if (this.#headLength + take > this.#head.byteLength) {
-      const grown = new Uint8Array(
-        Math.min(MAX_PART_HEADER_SIZE + 4, 2 * (this.#headLength + take)),
-      );
-      grown.set(this.#head.subarray(0, this.#headLength));
-      this.#head = grown;
-    }
-    const from = this.#headLength;
-    this.#head.set(chunk.subarray(at, at + take), from);
-    this.#headLength += take;
-    const head = this.#head.subarray(0, this.#headLength);
+    const take = Math.min(MAX_PART_HEADER_SIZE + 4 - this.#head.length, chunk.byteLength - at);
+    const from = this.#head.length;
+    const head = this.#head.append(chunk.subarray(at, at + take));
     let end = -1;
     let contentStart = -1;
     if (head.byteLength >= 2 && head[0] === 0x0d && head[1] === 0x0a) {
@@ -331,7 +348,7 @@ export class MultipartParser {
       }
     }
     if (end === -1) {
-      if (take < chunk.byteLength - at || this.#headLength > MAX_PART_HEADER_SIZE + 3) {
+      if (take < chunk.byteLength - at || head.byteLength > MAX_PART_HEADER_SIZE + 3) {
         throw malformed(
           `part ${this.#parts}'s headers are not ended by an empty line within ` +
             `${MAX_PART_HEADER_SIZE} bytes`,

@@ -27,33 +27,42 @@ let builtins: Builtins | null | undefined;
 // The files of every spool not yet released. A shutdown that cuts a request ends the process at
 // once, before that request's release runs (and an async delete would not finish in it): they
 // are deleted as the process exits, synchronously, on every runtime.
-const live = new Set<string>();
-// Module-level as the exit is the process's: one hook, whatever the number of spools.
-let exitHooked = false;
+class LiveFiles {
+  readonly #paths = new Set<string>();
+  #hooked = false;
 
-function keep(file: string): void {
-  live.add(file);
-  if (exitHooked) return;
-  exitHooked = true;
-  const { fs } = spoolFileSystem();
-  const removeLeft = () => {
-    for (const path of live) {
-      try {
-        fs.rmSync(path, { force: true });
-      } catch {
-        // The process ends anyway: what cannot be deleted stays, as it would have.
+  /** Keeps `file` to delete at the process's exit, hooking the exit on the first. */
+  keep(file: string): void {
+    this.#paths.add(file);
+    if (this.#hooked) return;
+    this.#hooked = true;
+    const { fs } = spoolFileSystem();
+    const removeLeft = () => {
+      for (const path of this.#paths) {
+        try {
+          fs.rmSync(path, { force: true });
+        } catch {
+          // The process ends anyway: what cannot be deleted stays, as it would have.
+        }
       }
-    }
-  };
-  // `Deno.exit` runs `unload` listeners, not those of the `process` object's `exit`.
-  const g = globalThis as {
-    Deno?: unknown;
-    addEventListener?(type: "unload", listener: () => void): void;
-    process?: { on(event: "exit", listener: () => void): void };
-  };
-  if (g.Deno !== undefined) g.addEventListener?.("unload", removeLeft);
-  else g.process?.on("exit", removeLeft);
+    };
+    // `Deno.exit` runs `unload` listeners, not those of the `process` object's `exit`.
+    const g = globalThis as {
+      Deno?: unknown;
+      addEventListener?(type: "unload", listener: () => void): void;
+      process?: { on(event: "exit", listener: () => void): void };
+    };
+    if (g.Deno !== undefined) g.addEventListener?.("unload", removeLeft);
+    else g.process?.on("exit", removeLeft);
+  }
+
+  /** `file` was deleted. */
+  gone(file: string): void {
+    this.#paths.delete(file);
+  }
 }
+// Module-level as the exit is the process's: one hook, whatever the number of spools.
+const live = /* @__PURE__ */ new LiveFiles();
 
 // Looked up on first use, once.
 function fileSystem(): Builtins | null {
@@ -128,7 +137,7 @@ export class UploadSpool {
       throw spoolError(name, folder, error);
     }
     this.#paths.push(file);
-    keep(file);
+    live.keep(file);
     this.#handles.add(handle);
     if (this.#released) await this.release();
     let size = 0;
@@ -178,7 +187,7 @@ export class UploadSpool {
     handles.push(...this.#reads.close());
     await Promise.all(handles.map((handle) => handle.close().catch(() => {})));
     await Promise.all(
-      paths.map((file) => fs.fsp.rm(file, { force: true }).then(() => live.delete(file), () => {})),
+      paths.map((file) => fs.fsp.rm(file, { force: true }).then(() => live.gone(file), () => {})),
     );
   }
 }

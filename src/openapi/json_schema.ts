@@ -1,4 +1,4 @@
-import type { Class } from "../context/class_record.ts";
+import type { Class } from "../context/class.ts";
 import type { ScalarType } from "../web/scalar_type.ts";
 import { fieldKind, prototypeMembers } from "../web/json_body.ts";
 import { isStandardSchema, type StandardSchemaV1 } from "../config/standard_schema.ts";

@@ -1,6 +1,6 @@
 // What middleware says of the routes it guards, for the document: its `describe(route)` answer,
 // checked, and how the requirements of several guards in a row combine. No I/O.
-import type { Class } from "../context/class_record.ts";
+import type { Class } from "../context/class.ts";
 import { isMiddlewareClass, type Middleware, middlewareName } from "../web/middleware.ts";
 import type { MiddlewareEntry } from "../web/route_record.ts";
 import type {

@@ -1,7 +1,8 @@
 // Where `@Scheduled` and `@SchedulerLock` leave their marks, and the scheduler's contracts. The
 // scheduler itself (and croner) comes with the decorators as a feature of the app they bring, so
 // that an app without a schedule neither loads nor carries it.
-import { type Class, type MethodAccess, methodAccess, ownEntry } from "../context/class_record.ts";
+import type { Class } from "../context/class.ts";
+import { type MethodAccess, methodAccess, ownEntry } from "../context/class_record.ts";
 import { bringFeature, type FeatureFactory } from "../app_feature.ts";
 import type { ApplicationContext } from "../context/application_context.ts";
 import type { ConfigValues } from "../config/config_values.ts";

@@ -2,7 +2,8 @@
 // its `@SchedulerLock` when it has one. Loaded only by the decorators' module, so that an app
 // without schedules carries none of it (nor croner).
 import { awaitedForm } from "../context/awaited_form.ts";
-import { type Class, entryOf } from "../context/class_record.ts";
+import type { Class } from "../context/class.ts";
+import { entryOf } from "../context/class_record.ts";
 import { configValue } from "../config/application_config.ts";
 import { MAX_DURATION_MS } from "../config/duration.ts";
 import { type Clock, systemClock, type Timer, type TimerOptions } from "../runtime/clock.ts";

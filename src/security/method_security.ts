@@ -8,12 +8,8 @@
  *
  * @module
  */
-import {
-  type Class,
-  entryChain,
-  entryOf as ownEntryOf,
-  ownEntry,
-} from "../context/class_record.ts";
+import type { Class } from "../context/class.ts";
+import { entryChain, entryOf as ownEntryOf, ownEntry } from "../context/class_record.ts";
 import {
   type MethodInterceptor,
   type MethodInvocation,

@@ -4,7 +4,8 @@
  *
  * @module
  */
-import { type Class, entryChain, entryOf, ownEntry } from "../context/class_record.ts";
+import type { Class } from "../context/class.ts";
+import { entryChain, entryOf, ownEntry } from "../context/class_record.ts";
 
 interface PermitEntry {
   type: boolean;

@@ -1,6 +1,6 @@
 // `@Async`: a bean's method whose calls return a promise at once while the body runs on an
 // executor of `tasks()`, never in the caller's stack nor in its transaction.
-import type { Class } from "../context/class_record.ts";
+import type { Class } from "../context/class.ts";
 import {
   declaredAsync,
   type MethodInterceptor,

@@ -1,5 +1,5 @@
 // `@ConcurrencyLimit(n)`: at most `n` runs of a method at once; the others wait, first come first.
-import type { Class } from "../context/class_record.ts";
+import type { Class } from "../context/class.ts";
 import type { MethodInterceptor, MethodInvocation } from "../context/interceptors.ts";
 import { checkOptionsObject } from "../options_object.ts";
 import { decorateMethod } from "./method_decoration.ts";

@@ -1,7 +1,7 @@
 // What every method decorator of `@thaw/thaw/tasks` does with the method it is put on: checks that
 // it was called as a decorator, on a public instance method (declared async where the decorator
 // holds the method's promise), leaves its mark, and puts its interceptor around the method.
-import type { Class } from "../context/class_record.ts";
+import type { Class } from "../context/class.ts";
 import { checkDecoratorCall } from "../context/decorator_call.ts";
 import { declaredAsync, interceptMethod } from "../context/interceptors.ts";
 import { markMethod } from "./method_marks.ts";

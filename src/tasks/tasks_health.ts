@@ -1,7 +1,7 @@
 // The `tasks` health component: DOWN while a daemon waits to be restarted, with each executor's
 // counts as details.
 import { type HealthCheck, HealthIndicator } from "../actuator/health_indicator.ts";
-import type { Class } from "../context/class_record.ts";
+import type { Class } from "../context/class.ts";
 import type { TaskExecutors } from "./task_executors.ts";
 
 /** The indicator class of one app's executors, which `tasks()` registers. */

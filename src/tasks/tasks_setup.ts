@@ -4,7 +4,7 @@
 // Once every bean is made, the names the decorators give (executors, lock managers) are checked;
 // at close the executors finish what they hold for the period, then drop what is queued.
 import type { ThawSettings } from "../config/thaw_settings.ts";
-import type { Class } from "../context/class_record.ts";
+import type { Class } from "../context/class.ts";
 import { DefinitionError } from "../context/errors.ts";
 import type { FeatureFactory } from "../app_feature.ts";
 import type { SetupHost } from "../feature_value.ts";

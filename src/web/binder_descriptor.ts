@@ -1,4 +1,4 @@
-import type { Class } from "../context/class_record.ts";
+import type { Class } from "../context/class.ts";
 import type { StandardSchemaV1 } from "../config/standard_schema.ts";
 import type { ScalarType } from "./scalar_type.ts";
 

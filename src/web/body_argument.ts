@@ -1,4 +1,4 @@
-import type { Class } from "../context/class_record.ts";
+import type { Class } from "../context/class.ts";
 import { isStandardSchema } from "../config/standard_schema.ts";
 import { HttpException } from "../http/http_exception.ts";
 import type { HttpRequest } from "../http/http_request.ts";

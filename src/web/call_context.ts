@@ -12,6 +12,7 @@ export type CallContext = <T>(fn: () => T) => T;
 export type KeepCallContext = () => CallContext | undefined;
 
 const asItIs: CallContext = (fn) => fn();
+// Module-level as the registration is the feature's, made once for the process by its import.
 let keep: KeepCallContext | undefined;
 
 /** Registers what later calls keep of a request (the security feature's caller); once is enough. */

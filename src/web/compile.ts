@@ -1,6 +1,6 @@
 import { type Context, Hono, type MiddlewareHandler, type Next } from "hono";
 import { awaitedForm } from "../context/awaited_form.ts";
-import type { Class } from "../context/class_record.ts";
+import type { Class } from "../context/class.ts";
 import { controllerRecordChain, type MiddlewareEntry, type RouteRecord } from "./route_record.ts";
 import { exceptionResolver, type ExceptionScope, exceptionScope } from "./exception_resolver.ts";
 import { adoptAnswer, guardedChain, middlewareName } from "./middleware.ts";

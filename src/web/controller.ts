@@ -1,4 +1,4 @@
-import type { Class } from "../context/class_record.ts";
+import type { Class } from "../context/class.ts";
 import { ownControllerRecord } from "./route_record.ts";
 import { type BeanClassDecorator, stereotype } from "../context/stereotypes.ts";
 import { checkDecoratorCall } from "../context/decorator_call.ts";

@@ -1,7 +1,8 @@
 // The streaming mappings (`@SseMapping`, `@WebSocketMapping`), which make their route's method
 // themselves: the decorator they share, and what they say of their route in labels, metrics and
 // logs (its whole path, and its template).
-import { type Class, methodGetter } from "../context/class_record.ts";
+import type { Class } from "../context/class.ts";
+import { methodGetter } from "../context/class_record.ts";
 import { awaitedForm } from "../context/awaited_form.ts";
 import { checkDecoratorCall } from "../context/decorator_call.ts";
 import { DefinitionError } from "../context/errors.ts";

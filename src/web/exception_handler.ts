@@ -1,5 +1,5 @@
 import { type BeanClassDecorator, stereotype } from "../context/stereotypes.ts";
-import type { Class } from "../context/class_record.ts";
+import type { Class } from "../context/class.ts";
 import type { HttpRequest } from "../http/http_request.ts";
 import { ownControllerRecord } from "./route_record.ts";
 import { checkDecoratorCall } from "../context/decorator_call.ts";

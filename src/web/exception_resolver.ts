@@ -1,5 +1,5 @@
 import { awaitedForm } from "../context/awaited_form.ts";
-import type { Class } from "../context/class_record.ts";
+import type { Class } from "../context/class.ts";
 import { DefinitionError } from "../context/errors.ts";
 import type { HttpRequest } from "../http/http_request.ts";
 import {

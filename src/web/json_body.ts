@@ -1,4 +1,4 @@
-import type { Class } from "../context/class_record.ts";
+import type { Class } from "../context/class.ts";
 import { ValidationException } from "../http/http_exception.ts";
 import { badRequest } from "./convert.ts";
 import type { StandardSchemaV1 } from "../config/standard_schema.ts";

@@ -1,5 +1,5 @@
 import type { Context, MiddlewareHandler, Next } from "hono";
-import type { Class } from "../context/class_record.ts";
+import type { Class } from "../context/class.ts";
 import { DefinitionError } from "../context/errors.ts";
 import { isResponse, sendableResponse } from "../http/response_headers.ts";
 import { answerWatchers } from "./answer_sent.ts";

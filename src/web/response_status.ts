@@ -1,4 +1,5 @@
-import { type Class, entryChain, ownEntry } from "../context/class_record.ts";
+import type { Class } from "../context/class.ts";
+import { entryChain, ownEntry } from "../context/class_record.ts";
 import { checkDecoratorCall } from "../context/decorator_call.ts";
 import type { HttpStatus } from "../http/http_status.ts";
 

@@ -1,4 +1,5 @@
-import { type Class, entryChain, ownEntry } from "../context/class_record.ts";
+import type { Class } from "../context/class.ts";
+import { entryChain, ownEntry } from "../context/class_record.ts";
 import type { ParameterBinder } from "./binder.ts";
 import type { MappedMethod } from "./route_table.ts";
 

@@ -1,5 +1,5 @@
 import type { ApplicationContext } from "../context/application_context.ts";
-import type { Class } from "../context/class_record.ts";
+import type { Class } from "../context/class.ts";
 import { DefinitionError } from "../context/errors.ts";
 import type { HandlerBean } from "./exception_resolver.ts";
 import { controllerRecordChain } from "./route_record.ts";

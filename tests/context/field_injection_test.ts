@@ -2,7 +2,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { ApplicationContext } from "../../src/context/application_context.ts";
 import { FOR_CLASS } from "../../src/context/field_injection.ts";
-import type { Class } from "../../src/context/class_record.ts";
+import type { Class } from "../../src/context/class.ts";
 import { Autowired, Service } from "../../mod.ts";
 
 // A bean that gives each class asking for it a value of its own, as the logging feature's does.

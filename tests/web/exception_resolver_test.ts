@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { exceptionScope, handlerFor } from "../../src/web/exception_resolver.ts";
 import { ExceptionHandler } from "../../src/web/exception_handler.ts";
-import type { Class } from "../../src/context/class_record.ts";
+import type { Class } from "../../src/context/class.ts";
 import { propertyOptions } from "../property.ts";
 
 // A random forest of error classes: class i extends class parent[i] (< i) or Error.

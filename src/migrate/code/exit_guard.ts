@@ -43,10 +43,14 @@ export function runningGuard(): object | undefined {
 // The refusing functions put in place: an owner's exit that is not one of them was set by someone
 // else since (the app, a test's stub), and is wrapped anew.
 const refusals = new WeakSet<object>();
-// Module-level as `process.exit` and `Deno.exit` are the process's: the guards running at once
-// (runs of several apps or targets), and how to put back the functions the first one replaced.
-let guards = 0;
-let undo: (() => void)[] = [];
+// The guards running at once (runs of several apps or targets), and how to put back the functions
+// the first one replaced.
+class RunningGuards {
+  count = 0;
+  readonly undo: (() => void)[] = [];
+}
+// Module-level as `process.exit` and `Deno.exit` are the process's.
+const running = /* @__PURE__ */ new RunningGuards();
 
 /**
  * Refuses `process.exit` and `Deno.exit` in what the returned guard runs, until its `end`: each
@@ -55,7 +59,7 @@ let undo: (() => void)[] = [];
  * something else replaced them meanwhile.
  */
 export function guardExit(onExit: (error: ExitRefused) => void): ExitGuard {
-  guards++;
+  running.count++;
   replace(process, "process.exit");
   const deno = (globalThis as { Deno?: object }).Deno;
   if (deno !== undefined) replace(deno, "Deno.exit");
@@ -65,9 +69,8 @@ export function guardExit(onExit: (error: ExitRefused) => void): ExitGuard {
     end: () => {
       if (ended) return;
       ended = true;
-      if (--guards > 0) return;
-      for (const step of undo.reverse()) step();
-      undo = [];
+      if (--running.count > 0) return;
+      for (const step of running.undo.splice(0).reverse()) step();
     },
   };
 }
@@ -90,7 +93,7 @@ function replace(owner: object, how: string): void {
     return;
   }
   refusals.add(refuse);
-  undo.push(() => {
+  running.undo.push(() => {
     // Put back only where ours is still in place: an exit set since is its setter's.
     if ((owner as { exit?: unknown }).exit !== refuse) return;
     if (own === undefined) delete (owner as { exit?: unknown }).exit;

@@ -131,11 +131,13 @@ export function planUndo(
           : ` (and ${more.length} more version(s) to undo that cannot be: ${more.join(", ")})`),
     );
   }
-  return chosen.map(({ path, file }) => ({
-    path,
-    undo: file!.undo!,
-    record: file!.undo === "down" ? downRecordPath(path) : file!.undo!,
-  }));
+  // Each has an undo: the refusal above saw to that.
+  return chosen.flatMap(({ path, file }) => {
+    const undo = file?.undo;
+    return undo === undefined
+      ? []
+      : [{ path, undo, record: undo === "down" ? downRecordPath(path) : undo }];
+  });
 }
 
 // Undo stops above the baseline, as Flyway's stops at its marker: the versions `baseline` adopted
