@@ -33,17 +33,31 @@ export function checkOptionsObject(
   value: unknown,
   where: string,
   known: readonly string[],
+  refusal: OptionsRefusal = {},
 ): asserts value is Record<string, unknown> {
+  const { error: Failure = TypeError, hint } = refusal;
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    throw new TypeError(`${where}: the options must be an object, got ${describe(value)}`);
+    throw new Failure(
+      `${where}: the options must be an object, got ${describe(value)}${
+        hint === undefined ? "" : `; ${hint}`
+      }`,
+    );
   }
   for (const key of Object.keys(value)) {
     if (!known.includes(key)) {
-      throw new TypeError(
+      throw new Failure(
         `${where}: unknown option ${JSON.stringify(key)}; the options are ${known.join(", ")}`,
       );
     }
   }
+}
+
+/** How {@linkcode checkOptionsObject} refuses: a `TypeError` unless the callee throws another. */
+export interface OptionsRefusal {
+  /** The error thrown (a `ConfigError` where the callee's other refusals are). */
+  readonly error?: (new (message: string) => Error) | undefined;
+  /** Said after a value that is not an object: what to pass instead. */
+  readonly hint?: string | undefined;
 }
 
 function describe(value: unknown): string {

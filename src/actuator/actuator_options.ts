@@ -1,4 +1,5 @@
 // What `actuator()` takes, and the check that refuses what it does not.
+import { checkOptionsObject } from "../options_object.ts";
 import { ConfigError } from "../config/config_error.ts";
 import { checkHealthOption, type HealthOptions } from "./health_settings.ts";
 import type { OpenTelemetryModules } from "./opentelemetry_modules.ts";
@@ -26,20 +27,11 @@ export interface ActuatorOptions {
 
 /** Throws a `ConfigError` naming the option for options `actuator()` does not take. */
 export function checkActuatorOptions(options: ActuatorOptions): void {
-  if (typeof options !== "object" || options === null || Array.isArray(options)) {
-    throw new ConfigError(
-      `actuator() takes an object of options, got ${
-        options === null ? "null" : Array.isArray(options) ? "an array" : JSON.stringify(options)
-      }; to serve nothing, pass bootstrap({ actuator: false })`,
-    );
-  }
-  for (const key of Object.keys(options)) {
-    if (key !== "health" && key !== "migrations" && key !== "opentelemetry") {
-      throw new ConfigError(
-        `actuator() option ${key}: unknown; the options are health, migrations, opentelemetry`,
-      );
-    }
-  }
+  checkOptionsObject(options as unknown, "actuator()", [
+    "health",
+    "migrations",
+    "opentelemetry",
+  ], { error: ConfigError, hint: "to serve nothing, pass bootstrap({ actuator: false })" });
   checkHealthOption(options.health);
   if (options.migrations !== undefined && typeof options.migrations !== "function") {
     throw new ConfigError(

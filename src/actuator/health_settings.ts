@@ -1,4 +1,5 @@
 import type { ThawSettings } from "../config/thaw_settings.ts";
+import { checkOptionsObject } from "../options_object.ts";
 import { MANAGEMENT_KEYS } from "../config/management_keys.ts";
 import { ConfigError } from "../config/config_error.ts";
 import type { ShowDetails } from "./health.ts";
@@ -47,19 +48,8 @@ function describeValue(value: unknown): string {
 export function checkHealthOption(option: unknown): void {
   // Checked, not trusted: `health: isProduction ? null : {...}` must not pass by mistake.
   if (option === undefined) return;
-  if (typeof option !== "object" || option === null || Array.isArray(option)) {
-    throw new ConfigError(
-      `actuator() option health must be an object, got ${describeValue(option)}`,
-    );
-  }
-  const code = option as Record<string, unknown>;
-  for (const key of Object.keys(code)) {
-    if (!(OPTION_KEYS as readonly string[]).includes(key)) {
-      throw new ConfigError(
-        `actuator() option health.${key}: unknown key; the keys are ${OPTION_KEYS.join(", ")}`,
-      );
-    }
-  }
+  checkOptionsObject(option, "actuator() option health", OPTION_KEYS, { error: ConfigError });
+  const code = option;
   const shown = code.showDetails;
   if (shown !== undefined && shown !== "always" && shown !== "never") {
     throw new ConfigError(

@@ -3,6 +3,7 @@
 // the whole topic in a consumer group of its own (so that each one sees every record) from the
 // topic's end as it starts, committing nothing: a live feed has no past to catch up on. Apart in
 // its own file so that it can take the client settings of the app's `kafka:` section later.
+import { Backoff } from "../runtime/backoff.ts";
 import { Buffer } from "node:buffer";
 import { closeWithin } from "../kafka/client_connections.ts";
 import { importOptional } from "../runtime/optional_module.ts";
@@ -24,9 +25,8 @@ type MessagesStream = import("@platformatic/kafka").MessagesStream<Buffer, Buffe
 
 type KafkaModule = typeof import("@platformatic/kafka");
 
-/** The wait before reading again after the stream's `attempt`th failure in a row: 1 s to 30 s. */
-const readAgainDelay = (attempt: number): number =>
-  Math.min(1000 * 2 ** Math.min(attempt, 5), 30_000);
+/** The wait before reading again after failures in a row: 1 s, doubling, at most 30 s. */
+const READ_AGAIN = /* @__PURE__ */ new Backoff({ delay: 1000, multiplier: 2, maxDelay: 30_000 });
 
 // How long a client's close may wait on the broker (a consumer's leave of its group) before its
 // connections are cut: a broker that does not answer must not hold the app's shutdown.
@@ -144,7 +144,7 @@ export class KafkaTransport implements BroadcastTransport {
         failure = error;
       }
       if (this.#closed) return;
-      let ms = readAgainDelay(attempt++);
+      let ms = READ_AGAIN.delayOf(++attempt);
       this.#warn(
         `Broadcaster: stopped reading from ${this.name}; reading again in ${ms} ms:`,
         failure ?? new Error("the stream ended"),
@@ -158,7 +158,7 @@ export class KafkaTransport implements BroadcastTransport {
           stream = await this.#consume(consumer);
         } catch (error) {
           if (this.#closed) return;
-          ms = readAgainDelay(attempt++);
+          ms = READ_AGAIN.delayOf(++attempt);
           this.#warn(
             `Broadcaster: could not read from ${this.name} again; trying in ${ms} ms:`,
             error,

@@ -3,6 +3,7 @@
 // and PUBLISHes on another. Redis delivers to every subscribed connection, the publisher's own
 // included, in the order it took the PUBLISHes; a message sent while a replica is disconnected
 // is lost for it (pub/sub keeps nothing), as a live feed allows.
+import { Backoff } from "../runtime/backoff.ts";
 import { Buffer } from "node:buffer";
 import { maskUrl } from "../config/secrets_mask.ts";
 import { importOptional } from "../runtime/optional_module.ts";
@@ -24,8 +25,13 @@ interface RedisClient {
   destroy(): void;
 }
 
-/** The longest wait between two attempts to reconnect. */
-const MAX_RECONNECT_DELAY_MS = 2000;
+/** The wait before each attempt to reconnect: 50 ms, doubling, at most 2 s, give or take. */
+const RECONNECT = /* @__PURE__ */ new Backoff({
+  delay: 50,
+  multiplier: 2,
+  maxDelay: 2000,
+  jitter: 25,
+});
 const STRICT_UTF8 = /* @__PURE__ */ new TextDecoder("utf-8", { fatal: true });
 
 /** Where the Redis transport connects, and on which Redis channel its messages go. */
@@ -60,10 +66,7 @@ export class RedisTransport implements BroadcastTransport {
     // retrying for ever; from then on node-redis reconnects, and subscribes again, by itself.
     let connected = false;
     const reconnectStrategy = (retries: number, cause: Error): number | Error =>
-      connected
-        ? Math.min(50 * 2 ** Math.min(retries, 10), MAX_RECONNECT_DELAY_MS) +
-          Math.floor(Math.random() * 50)
-        : cause;
+      connected ? RECONNECT.delayOf(retries + 1) : cause;
     const publisher = create({
       url: this.#settings.url,
       RESP: 2,

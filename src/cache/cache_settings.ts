@@ -1,7 +1,7 @@
 import { configValue, shownValue } from "../config/application_config.ts";
 import type { ConfigValues } from "../config/config_values.ts";
 import { ConfigError } from "../config/config_error.ts";
-import { MAX_DURATION_MS, parseDuration } from "../config/duration.ts";
+import { durationKey, MAX_DURATION_MS } from "../config/duration.ts";
 import { isMapping } from "../object_guards.ts";
 import { definedFields } from "../defined_fields.ts";
 
@@ -101,13 +101,5 @@ function count(raw: unknown, where: string): number {
 }
 
 function duration(raw: unknown, where: string, max: number): number {
-  const ms = typeof raw === "number" || typeof raw === "string"
-    ? parseDuration(raw, max)
-    : undefined;
-  if (ms === undefined || ms === 0) {
-    throw new ConfigError(
-      `${where} must be a duration above 0 (milliseconds, 30s, 5m, PT1H), got ${shownValue(raw)}`,
-    );
-  }
-  return ms;
+  return durationKey(raw, where, { min: 1, max });
 }

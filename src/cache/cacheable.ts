@@ -1,7 +1,8 @@
 import { checkDecoratorCall } from "../context/decorator_call.ts";
-import { type Class, ownEntry } from "../context/class_record.ts";
+import type { Class } from "../context/class.ts";
+import { ownEntry } from "../context/class_record.ts";
 import { interceptMethod } from "../context/interceptors.ts";
-import { parseDuration } from "../config/duration.ts";
+import { durationOption } from "../config/duration.ts";
 import { nearestName } from "../config/thaw_settings.ts";
 import { CacheInterceptor } from "./cache_interceptor.ts";
 import { CACHE_CHECK } from "./cache_hooks.ts";
@@ -202,18 +203,12 @@ function cacheOperation(
   const allEntries = (options as CacheEvictOptions).allEntries === true;
   if (allEntries && key !== undefined) fail("give key or allEntries, not both");
   const ttl = (options as CacheableOptions).ttl;
-  let ttlMs: number | undefined;
-  if (ttl !== undefined) {
-    // An entry's time to live waits on no timer: days and years are fine.
-    ttlMs = typeof ttl === "number" || typeof ttl === "string"
-      ? parseDuration(ttl, Number.MAX_SAFE_INTEGER)
-      : undefined;
-    if (ttlMs === undefined || ttlMs === 0) {
-      fail(
-        `ttl must be a duration above 0 (milliseconds, "30s", "5m", "PT1H"), got ${String(ttl)}`,
-      );
-    }
-  }
+  // An entry's time to live waits on no timer: days and years are fine.
+  const ttlMs = ttl === undefined ? undefined : durationOption(
+    ttl,
+    `@${decorator}(${JSON.stringify(String(name))}): ttl`,
+    { min: 1, max: Number.MAX_SAFE_INTEGER },
+  );
   const operation: CacheOperation = {
     kind,
     decorator: `@${decorator}(${JSON.stringify(name)})`,

@@ -1,4 +1,7 @@
-// Durations as Spring Boot reads them, for `@Scheduled`'s and the caches' options and keys.
+// Durations as Spring Boot reads them: the one reader of every option and key that is a time span,
+// so that each takes the same forms and a wrong one is told the same words.
+import { ConfigError } from "./config_error.ts";
+import { shownValue } from "./application_config.ts";
 
 /** The longest duration Thaw takes: about 24.8 days, what one timer can wait. */
 export const MAX_DURATION_MS: number = 2_147_483_647;
@@ -54,4 +57,91 @@ export function parseDuration(
     }
   }
   return Number.isSafeInteger(ms) && ms >= 0 && ms <= max ? ms : undefined;
+}
+
+/** How a time span may be written, as every message about a wrong one shows it. */
+export const DURATION_FORMS = 'milliseconds (250) or a duration ("250ms", "5s", "10m", "1h")';
+
+/** The bounds of a time span option or key. */
+export interface DurationBounds {
+  /** The least it may be: 0 unless given (1: above 0). */
+  readonly min?: number;
+  /** The most it may be: {@linkcode MAX_DURATION_MS}, what one timer can wait, unless given. */
+  readonly max?: number;
+}
+
+/**
+ * Milliseconds from an option or a key that is a time span (`where` names it): a number of
+ * milliseconds or a duration {@linkcode parseDuration} reads. Anything else, or one out of its
+ * bounds, throws naming `where` and showing both forms, the value quoted so that nothing in it can
+ * break the message's line.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { durationOption } from "./duration.ts";
+ *
+ * assert.equal(durationOption("5s", "@Retryable({ delay })"), 5000);
+ * assert.equal(durationOption(250, "@Retryable({ delay })"), 250);
+ * assert.throws(() => durationOption("5 seconds", "@Retryable({ delay })"), {
+ *   name: "TypeError",
+ *   message: '@Retryable({ delay }): give milliseconds (250) or a duration ("250ms", "5s", ' +
+ *     '"10m", "1h"), got "5 seconds"',
+ * });
+ * assert.throws(() => durationOption(0, "withTimeout(timeout)", { min: 1 }), /above 0, got 0$/);
+ * ```
+ */
+export function durationOption(
+  value: unknown,
+  where: string,
+  bounds: DurationBounds = {},
+): number {
+  return readDuration(value, where, bounds, TypeError);
+}
+
+/**
+ * {@linkcode durationOption} for a configuration key: a wrong one is a `ConfigError` (`where`
+ * names the file, the line and the key).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { durationKey } from "./duration.ts";
+ * import { ConfigError } from "./config_error.ts";
+ *
+ * assert.equal(durationKey("15s", "application.yml:4: server.sse.heartbeat"), 15_000);
+ * assert.throws(() => durationKey("soon", "application.yml:4: server.sse.heartbeat"), ConfigError);
+ * ```
+ */
+export function durationKey(value: unknown, where: string, bounds: DurationBounds = {}): number {
+  return readDuration(value, where, bounds, ConfigError);
+}
+
+/**
+ * {@linkcode durationOption} throwing `Failure` for a wrong one (the error its caller's other checks
+ * throw, such as a `DefinitionError` of a bean).
+ */
+export function readDuration(
+  value: unknown,
+  where: string,
+  { min = 0, max = MAX_DURATION_MS }: DurationBounds,
+  Failure: new (message: string) => Error,
+): number {
+  const ms = typeof value === "number" || typeof value === "string"
+    ? parseDuration(value, max)
+    : undefined;
+  if (ms !== undefined && ms >= min) return ms;
+  // A span past a timer's reach is refused saying so: "30d" is well written, and too long.
+  const over = typeof value === "number" || typeof value === "string"
+    ? (parseDuration(value, Number.MAX_SAFE_INTEGER) ?? 0) > max
+    : false;
+  const said = [
+    ...(min === 1 ? ["above 0"] : min > 1 ? [`at least ${min} ms`] : []),
+    ...(max < MAX_DURATION_MS || over ? [`at most ${max} ms`] : []),
+  ];
+  throw new Failure(
+    `${where}: give ${DURATION_FORMS}${said.map((b) => `, ${b}`).join("")}, got ${
+      shownValue(value)
+    }`,
+  );
 }

@@ -1,4 +1,5 @@
 import { readFile, stat } from "node:fs/promises";
+import { checkOptionsObject } from "../options_object.ts";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
@@ -67,16 +68,9 @@ export async function loadConfig(
   }
   // An option loadConfig does not know, or an env that is not an object, would leave the
   // placeholders to the process's environment without a word.
-  if (typeof options !== "object" || options === null) {
-    throw new ConfigError(`loadConfig(path, options) takes an object of options, got ${options}`);
-  }
-  for (const key of Object.keys(options)) {
-    if (!OPTION_KEYS.includes(key)) {
-      throw new ConfigError(
-        `loadConfig(path, { ${key} }): no such option; the options are ${OPTION_KEYS.join(", ")}`,
-      );
-    }
-  }
+  checkOptionsObject(options as unknown, "loadConfig(path, options)", OPTION_KEYS, {
+    error: ConfigError,
+  });
   const values = options.env;
   if (values !== undefined && (typeof values !== "object" || values === null)) {
     throw new ConfigError(

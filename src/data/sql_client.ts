@@ -1,6 +1,7 @@
 // Queries as tagged templates on a datasource's pool. Inside a transaction of the pool (bound
 // to the async call by transaction_scope), a call runs on the transaction's connection and
 // leaves it held; outside, it takes a connection for the one statement.
+import { readDuration } from "../config/duration.ts";
 import type { DatabaseKind } from "../sql/datasource.ts";
 import { checkIsolation, DIALECTS } from "../sql/dialects.ts";
 import type { SqlDialect } from "../sql/sql_dialect.ts";
@@ -25,15 +26,9 @@ import { inTransaction } from "./transactions.ts";
 import type { TransactionStatus } from "./transaction_status.ts";
 import { SQLITE_NO_TIMEOUT } from "../sql/pool_settings.ts";
 
-// Runs a @Transactional method's call on a client's pool, named as the method (the interceptor's
-// way in: the pool is the client's own). Module-level: set once, as the class is defined, by the
-// class's own static block, so that no other module reaches the pool.
-let runNamed: <T>(
-  client: SqlClient,
-  fn: () => Promise<T>,
-  options: TransactionOptions,
-  where: string,
-) => Promise<T>;
+// The key of the method that runs a @Transactional method's call on a client's pool, named as the
+// method (the interceptor's way in): a symbol no other module holds, so that none reaches the pool.
+const RUN_NAMED: unique symbol = Symbol("thaw.runNamed");
 
 /** What `execute` gives back. */
 export interface ExecuteResult {
@@ -280,8 +275,8 @@ export class SqlClient {
   }
 
   /**
-   * This client with a query timeout of its own: each of its statements runs at most `ms`
-   * milliseconds before the database stops it (PostgreSQL's `statement_timeout`, MariaDB's
+   * This client with a query timeout of its own (milliseconds, or a duration such as `"2s"`): each
+   * of its statements runs at most that long before the database stops it (PostgreSQL's `statement_timeout`, MariaDB's
    * `max_statement_time`; on MySQL the client ends it), and fails with `DataError` reason
    * `timeout`, the connection kept. It replaces the pool's `query-timeout`, and applies inside
    * a transaction as outside; the client it came from is left as it was. SQLite refuses it.
@@ -304,15 +299,13 @@ export class SqlClient {
    * await app.close();
    * ```
    */
-  withTimeout(ms: number): SqlClient {
-    const where = `datasource "${this.name}": withTimeout(ms)`;
-    if (typeof ms !== "number" || !Number.isFinite(ms) || ms <= 0) {
-      throw new RangeError(
-        `${where} takes a number of milliseconds above 0, got ${
-          typeof ms === "string" ? JSON.stringify(ms) : String(ms)
-        }`,
-      );
-    }
+  withTimeout(timeout: number | string): SqlClient {
+    const ms = readDuration(
+      timeout,
+      `datasource "${this.name}": withTimeout(timeout)`,
+      { min: 1 },
+      RangeError,
+    );
     if (!this.#dialect.stopsStatements) {
       throw new TypeError(`datasource "${this.name}": withTimeout() ${SQLITE_NO_TIMEOUT}`);
     }
@@ -321,8 +314,9 @@ export class SqlClient {
     return client;
   }
 
-  static {
-    runNamed = (client, fn, options, where) => inTransaction(client.#pool, options, fn, where);
+  /** Not part of the API: {@linkcode transactionNamed}'s way to the pool. */
+  [RUN_NAMED]<T>(fn: () => Promise<T>, options: TransactionOptions, where: string): Promise<T> {
+    return inTransaction(this.#pool, options, fn, where);
   }
 
   // A tag called with a string (`query("SELECT ...")`) is refused: it would run the string's
@@ -454,5 +448,5 @@ export function transactionNamed<T>(
   options: TransactionOptions,
   where: string,
 ): Promise<T> {
-  return runNamed(client, fn, options, where);
+  return client[RUN_NAMED](fn, options, where);
 }

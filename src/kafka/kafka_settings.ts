@@ -3,7 +3,7 @@
 // secured, as the options every client of `@platformatic/kafka` takes.
 import "../config/kafka_keys.ts";
 import { ConfigError } from "../config/config_error.ts";
-import { parseDuration } from "../config/duration.ts";
+import { durationKey } from "../config/duration.ts";
 import { shownValue } from "../config/application_config.ts";
 import type { ThawSettings } from "../config/thaw_settings.ts";
 import { definedFields } from "../defined_fields.ts";
@@ -156,16 +156,7 @@ function durationOf(
 ): number {
   const value = settings.get(key);
   if (value === undefined || value === null) return fallback;
-  const ms = typeof value === "number" || typeof value === "string"
-    ? parseDuration(value)
-    : undefined;
-  if (ms === undefined || ms < least) {
-    throw new ConfigError(
-      `${settings.where(key)}: give a duration${least > 0 ? " over 0" : ""} (1s, PT1S; a ` +
-        `number is ms), got ${shownValue(value)}`,
-    );
-  }
-  return ms;
+  return durationKey(value, settings.where(key), { min: least });
 }
 
 function outboxOf(settings: ThawSettings): OutboxSettings {

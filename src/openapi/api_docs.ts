@@ -3,7 +3,9 @@
 // users write in Spring (`@Operation`, `@ApiResponse`, `@Tag`), prefixed so that `Operation` does
 // not collide with a user's own. They only record; the document is built elsewhere, and only
 // when an app asks for it.
-import { type Class, entryChain, ownEntry } from "../context/class_record.ts";
+import { checkOptionsObject } from "../options_object.ts";
+import type { Class } from "../context/class.ts";
+import { entryChain, ownEntry } from "../context/class_record.ts";
 import { checkDecoratorCall } from "../context/decorator_call.ts";
 import type { HttpStatus } from "../http/http_status.ts";
 import type { BeanClassDecorator } from "../context/stereotypes.ts";
@@ -148,9 +150,7 @@ function methodDocs(
  * @see https://github.com/thaw/thaw/blob/main/docs/openapi.md#apioperation
  */
 export function ApiOperation(options: ApiOperationOptions): ApiDocDecorator {
-  if (typeof options !== "object" || options === null) {
-    throw new TypeError("@ApiOperation takes { summary, description, deprecated }");
-  }
+  checkOptionsObject(options as unknown, "@ApiOperation", ["summary", "description", "deprecated"]);
   const copy = Object.freeze({ ...options });
   return (_value, context) => {
     methodDocs(_value, context, "ApiOperation").operation = copy;

@@ -1,5 +1,4 @@
 import { internalsOf } from "../application_internals.ts";
-import { ConfigError } from "../config/config_error.ts";
 import { type OpenApiFeature, openApiFeature } from "./openapi_feature.ts";
 import { buildOpenApiDocument, type OpenApiDocument } from "./openapi_document.ts";
 import type { DocumentedRoute } from "./documented_route.ts";
@@ -20,14 +19,11 @@ import { definedFields } from "../defined_fields.ts";
  */
 export function openApi(options: OpenApiOptions = {}): OpenApiFeature {
   // Checked here, not at startup: `openApi(false)` would otherwise serve nothing without a word.
-  if (typeof options !== "object" || options === null || Array.isArray(options)) {
-    throw new ConfigError(
-      `openApi() takes an object of options, got ${
-        options === null ? "null" : Array.isArray(options) ? "an array" : JSON.stringify(options)
-      }; to serve nothing, pass bootstrap({ openapi: false })`,
-    );
-  }
-  checkOptionKeys(options, "openApi()");
+  checkOptionKeys(
+    options,
+    "openApi()",
+    "to serve nothing, pass bootstrap({ openapi: false })",
+  );
   return openApiFeature((thaw) => {
     const settings = openApiSettings(thaw, options);
     return Promise.resolve(async (host) => {
@@ -83,13 +79,7 @@ export async function openApiDocument(
       ),
     });
   if (options !== undefined) {
-    if (typeof options !== "object" || options === null || Array.isArray(options)) {
-      throw new ConfigError(
-        `openApiDocument(app, options) takes an object of options, got ${
-          options === null ? "null" : JSON.stringify(options)
-        }`,
-      );
-    }
+    checkOptionKeys(options, "openApiDocument(app, options)");
     return build();
   }
   let built = documents.get(app);

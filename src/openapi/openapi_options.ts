@@ -1,4 +1,5 @@
 import type { ThawSettings } from "../config/thaw_settings.ts";
+import { checkOptionsObject } from "../options_object.ts";
 import type { THAW_KEYS } from "../config/thaw_keys.ts";
 import { ConfigError } from "../config/config_error.ts";
 import { parsePathRegex } from "../web/path_regex.ts";
@@ -48,15 +49,11 @@ const KEYS = [
 ] as const satisfies readonly Subkey<keyof typeof THAW_KEYS>[];
 
 /**
- * Refuses a key of the options that is not one of the file's: `openApi({ titel })` must not serve
- * the default title without a word.
+ * Refuses options that are not an object of the file's keys: `openApi({ titel })` must not serve
+ * the default title without a word. `hint` is said after a value that is not an object.
  */
-export function checkOptionKeys(options: object, caller: string): void {
-  for (const key of Object.keys(options)) {
-    if (!(KEYS as readonly string[]).includes(key)) {
-      throw new ConfigError(`${caller} option ${key}: unknown; the keys are ${KEYS.join(", ")}`);
-    }
-  }
+export function checkOptionKeys(options: unknown, caller: string, hint?: string): void {
+  checkOptionsObject(options, caller, KEYS, { error: ConfigError, hint });
 }
 
 /**
@@ -76,7 +73,6 @@ export function openApiSettings(
   const file = fileOptions(raw, where);
   checkOptionValue(option, caller);
   const code: Record<string, unknown> = typeof option === "object" ? { ...option } : {};
-  checkOptionKeys(code, caller);
   const pick: Picker = (key) =>
     code[key] !== undefined ? [code[key], `${caller} option ${key}`] : [file[key], where(key)];
 
@@ -137,16 +133,7 @@ function fileOptions(
 
 // Checked, not trusted: `openapi: isProduction ? null : {...}` must not serve in production.
 function checkOptionValue(option: unknown, caller: string): void {
-  if (
-    option !== undefined && typeof option !== "boolean" &&
-    (typeof option !== "object" || option === null || Array.isArray(option))
-  ) {
-    throw new ConfigError(
-      `${caller} takes an object of options, got ${
-        option === null ? "null" : JSON.stringify(option)
-      }`,
-    );
-  }
+  if (option !== undefined && typeof option !== "boolean") checkOptionKeys(option, caller);
 }
 
 function text(pick: Picker, key: "title" | "version" | "description"): string | undefined {

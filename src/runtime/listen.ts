@@ -1,4 +1,5 @@
 import type { Application } from "../application.ts";
+import { checkOptionsObject } from "../options_object.ts";
 import { type ApplicationInternals, internalsOf } from "../application_internals.ts";
 import { ConfigError } from "../config/config_error.ts";
 import { checkLateKeys } from "../config/application_config.ts";
@@ -6,6 +7,8 @@ import { type ListenOptions, serve, type Server } from "./serve.ts";
 import { checkUploadFolder } from "./upload_folder.ts";
 import { clientSource } from "../observe/client_source.ts";
 import { clientAddress } from "./client_address.ts";
+
+const LISTEN_KEYS = ["port", "hostname", "signals", "quiet"];
 
 /**
  * Serves an application on the runtime it runs on (Deno's HTTP server, `Bun.serve`, or Node's
@@ -20,13 +23,9 @@ import { clientAddress } from "./client_address.ts";
  */
 export async function listen(app: Application, options: ListenOptions = {}): Promise<Server> {
   const internals = internalsOf(app, "listen(app)");
-  if (typeof options !== "object" || options === null || Array.isArray(options)) {
-    throw new TypeError(
-      `listen(app, options) takes an object of options (listen(app, { port: 8080 })), got ${
-        JSON.stringify(options) ?? typeof options
-      }`,
-    );
-  }
+  checkOptionsObject(options as unknown, "listen(app, options)", LISTEN_KEYS, {
+    hint: "listen(app, { port: 8080 })",
+  });
   // The access log's client address: the socket this server hands each request on.
   clientSource.address = clientAddress;
   // An app bootstrapped before this module declared the key read none: a variable that sets it

@@ -2,7 +2,7 @@
 // checked there, so that a schedule that cannot run stops the app before it serves.
 import { parseValueExpression } from "../context/value.ts";
 import { DefinitionError } from "../context/errors.ts";
-import { MAX_DURATION_MS, parseDuration } from "../config/duration.ts";
+import { readDuration } from "../config/duration.ts";
 import type { ScheduledMethod, SchedulerHost } from "./scheduled_jobs.ts";
 import type { ScheduledOptions } from "./scheduled_options.ts";
 import type { SchedulerLockOptions } from "./scheduler_lock_options.ts";
@@ -118,8 +118,7 @@ function readSchedule(
     return { kind: "cron", trigger, zone };
   }
   const kind = options.fixedRate !== undefined ? "fixedRate" : "fixedDelay";
-  const period = read.duration(kind, options[kind]);
-  if (period === 0) read.fail(`${kind} must be at least 1 ms`);
+  const period = read.duration(kind, options[kind], 1);
   const initialDelay = options.initialDelay === undefined
     ? 0
     : read.duration("initialDelay", options.initialDelay);
@@ -155,15 +154,8 @@ class OptionReader {
     );
   }
 
-  duration(option: string, value: unknown): number {
+  duration(option: string, value: unknown, min = 0): number {
     const read = this.text(option, value);
-    const ms = parseDuration(read);
-    if (ms === undefined) {
-      this.fail(
-        `${option} ${JSON.stringify(read)} is not a duration: milliseconds (a whole ` +
-          `number), or text such as "30s", "5m", "PT1H"; at most ${MAX_DURATION_MS} ms`,
-      );
-    }
-    return ms;
+    return readDuration(read, `${this.#where}: ${option}`, { min }, DefinitionError);
   }
 }

@@ -1,4 +1,7 @@
 import { markScheduledMethod } from "./scheduled_jobs.ts";
+import { checkOptionsObject } from "../options_object.ts";
+import { DURATION_FORMS } from "../config/duration.ts";
+import { shownValue } from "../config/application_config.ts";
 import { schedulingFeature } from "./scheduling_feature.ts";
 import type { ScheduledOptions } from "./scheduled_options.ts";
 
@@ -31,15 +34,13 @@ const KEYS: readonly string[] = ["cron", "fixedRate", "fixedDelay", "zone", "ini
  * @see https://github.com/thaw/thaw/blob/main/docs/scheduling.md#scheduled
  */
 export function Scheduled(options: ScheduledOptions): ScheduledDecorator {
-  const given = typeof options === "object" && options !== null ? options : undefined;
+  const given: unknown = options;
+  checkOptionsObject(given, "@Scheduled", KEYS, {
+    hint: "give { cron }, { fixedRate } or { fixedDelay }",
+  });
   const shown = JSON.stringify(options) ?? String(options);
   function fail(why: string): never {
     throw new TypeError(`@Scheduled(${shown}): ${why}`);
-  }
-  if (given === undefined) fail("takes an object: { cron }, { fixedRate } or { fixedDelay }");
-  const unknown = Object.keys(given).filter((key) => !KEYS.includes(key));
-  if (unknown.length > 0) {
-    fail(`no option ${unknown.join(", ")}; the options are ${KEYS.join(", ")}`);
   }
   const triggers = TRIGGERS.filter((key) => given[key] !== undefined);
   if (triggers.length !== 1) {
@@ -60,7 +61,7 @@ export function Scheduled(options: ScheduledOptions): ScheduledDecorator {
     for (const key of ["fixedRate", "fixedDelay", "initialDelay"] as const) {
       const value = given[key];
       if (value !== undefined && typeof value !== "number" && typeof value !== "string") {
-        fail(`${key} is milliseconds or text ("30s", "PT5M")`);
+        fail(`${key}: give ${DURATION_FORMS}, got ${shownValue(value)}`);
       }
     }
   }

@@ -1,4 +1,7 @@
 import { markScheduledMethod } from "./scheduled_jobs.ts";
+import { checkOptionsObject } from "../options_object.ts";
+import { DURATION_FORMS } from "../config/duration.ts";
+import { shownValue } from "../config/application_config.ts";
 import { schedulingFeature } from "./scheduling_feature.ts";
 import type { ScheduledDecorator } from "./scheduled.ts";
 import type { SchedulerLockOptions } from "./scheduler_lock_options.ts";
@@ -17,17 +20,13 @@ const KEYS: readonly string[] = ["name", "lockAtMostFor", "lockAtLeastFor"];
  * @see https://github.com/thaw/thaw/blob/main/docs/scheduling.md#schedulerlock
  */
 export function SchedulerLock(options: SchedulerLockOptions): ScheduledDecorator {
+  checkOptionsObject(options as unknown, "@SchedulerLock", KEYS, {
+    hint: 'give { name: "digest", lockAtMostFor: "10m" }',
+  });
   const shown = JSON.stringify(options) ?? String(options);
   const fail = (why: string): never => {
     throw new TypeError(`@SchedulerLock(${shown}): ${why}`);
   };
-  if (typeof options !== "object" || options === null) {
-    fail('takes an object: { name: "digest", lockAtMostFor: "10m" }');
-  }
-  const unknown = Object.keys(options).filter((key) => !KEYS.includes(key));
-  if (unknown.length > 0) {
-    fail(`no option ${unknown.join(", ")}; the options are ${KEYS.join(", ")}`);
-  }
   if (typeof options.name !== "string" || options.name.trim() === "") {
     fail("name is the lock's name, the same on every replica");
   }
@@ -37,7 +36,7 @@ export function SchedulerLock(options: SchedulerLockOptions): ScheduledDecorator
       fail("lockAtMostFor is how long the lock lasts when its holder dies: give it");
     }
     if (value !== undefined && typeof value !== "number" && typeof value !== "string") {
-      fail(`${key} is milliseconds or text ("30s", "PT5M")`);
+      fail(`${key}: give ${DURATION_FORMS}, got ${shownValue(value)}`);
     }
   }
   const lock = { ...options };

@@ -1,6 +1,7 @@
 // `search()`: the search connections of the configuration as beans of the official OpenSearch
 // client, migrated first when the app asks. Set up before the beans are made, so that the clients
 // are beans like any other: created before the beans that use them, and closed after them.
+import { checkOptionsObject } from "../options_object.ts";
 import process from "node:process";
 import { ConfigError } from "../config/config_error.ts";
 import { runtimeEnv } from "../config/env.ts";
@@ -56,16 +57,7 @@ const OPTION_NAMES = ["migrate", "drift", "onProgress"];
  * @see https://github.com/thaw/thaw/blob/main/docs/search.md
  */
 export function search(options: SearchOptions = {}): SearchFeature {
-  if (typeof options !== "object" || options === null) {
-    throw new TypeError(`search(options): options must be an object, got ${String(options)}`);
-  }
-  for (const key of Object.keys(options)) {
-    if (!OPTION_NAMES.includes(key)) {
-      throw new TypeError(
-        `search(options): no option "${key}"; it takes ${OPTION_NAMES.join(", ")}`,
-      );
-    }
-  }
+  checkOptionsObject(options as unknown, "search(options)", OPTION_NAMES);
   const { migrate, drift, onProgress } = options;
   if (migrate !== undefined && typeof migrate !== "string" && !(migrate instanceof URL)) {
     throw new TypeError("search({ migrate }): give the migrations root, a path or a file URL");

@@ -7,7 +7,7 @@
  */
 import { keyOrigin, shownValue } from "../config/application_config.ts";
 import { ConfigError } from "../config/config_error.ts";
-import { parseDuration } from "../config/duration.ts";
+import { durationKey } from "../config/duration.ts";
 import { ASYMMETRIC_ALGORITHMS } from "../config/security_keys.ts";
 import type { ThawSettings } from "../config/thaw_settings.ts";
 import { nearestName } from "../config/thaw_settings.ts";
@@ -184,17 +184,7 @@ export function jwsAlgorithms(given: readonly string[], where: string): readonly
 /** The skew in ms: {@linkcode DEFAULT_CLOCK_SKEW_MS} when unset; a `ConfigError` at `where`. */
 export function clockSkew(value: unknown, where: string): number {
   if (value === undefined || value === null) return DEFAULT_CLOCK_SKEW_MS;
-  const ms = typeof value === "number" || typeof value === "string"
-    ? parseDuration(value, MAX_CLOCK_SKEW_MS)
-    : undefined;
-  if (ms === undefined) {
-    throw new ConfigError(
-      `${where}: give a duration of at most 1h (60s, PT1M; a number is ms), got ${
-        shownValue(value)
-      }`,
-    );
-  }
-  return ms;
+  return durationKey(value, where, { max: MAX_CLOCK_SKEW_MS });
 }
 
 function checkUrl(value: string, where: string): void {

@@ -16,7 +16,7 @@
  * - `timeout`: no connection was free within the pool's acquire timeout, the database did not
  *   answer a statement within the pool's statement timeout (its connection is then closed), or
  *   the database stopped a statement at its query timeout (`pool.query-timeout`,
- *   `sql.withTimeout(ms)`; the connection is kept);
+ *   `sql.withTimeout(timeout)`; the connection is kept);
  * - `rows`: `one` or `maybeOne` got another number of rows than it allows;
  * - `closed`: the pool was closed;
  * - `transaction`: a transaction's rule was broken: none where `MANDATORY` needs one, one where

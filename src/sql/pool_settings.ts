@@ -2,7 +2,7 @@
 // entry that give them: pure, so that the migration runner checks them as it reads the entry.
 import { ConfigError } from "../config/config_error.ts";
 import { shownValue } from "../config/application_config.ts";
-import { parseDuration } from "../config/duration.ts";
+import { durationKey } from "../config/duration.ts";
 import { isMapping } from "../object_guards.ts";
 import {
   resolveSqliteSettings,
@@ -159,19 +159,16 @@ export function poolSettingsFrom(raw: unknown, at: (key: string) => string): Poo
       else settings.sqlite = sqliteSettingsFrom(value, at);
       continue;
     }
-    const number = field === "maxSize"
-      ? (Number.isSafeInteger(value) ? value as number : undefined)
-      : typeof value === "number" || typeof value === "string"
-      ? parseDuration(value)
-      : undefined;
-    if (number === undefined || number < 1) {
+    if (field !== "maxSize") {
+      settings[field] = durationKey(value, at(`pool.${key}`), { min: 1 });
+      continue;
+    }
+    if (!Number.isSafeInteger(value) || (value as number) < 1) {
       throw new ConfigError(
-        `${at(`pool.${key}`)} must be ${
-          field === "maxSize" ? "a whole number above 0" : "a duration above 0 (500ms, 30s, 5m)"
-        }, got ${shownValue(value)}`,
+        `${at(`pool.${key}`)} must be a whole number above 0, got ${shownValue(value)}`,
       );
     }
-    settings[field] = number;
+    settings[field] = value as number;
   }
   if (sqlite !== undefined) settings.sqlite = sqliteSettingsFrom(sqlite, at);
   return settings;

@@ -1,6 +1,7 @@
 // `@Daemon`: a bean whose `run(signal)` runs as long as the app does, restarted when it fails or
 // ends, stopped at close. The decorator brings the supervisor's feature: an app without a daemon
 // carries none of it.
+import { checkOptionsObject } from "../options_object.ts";
 import { bringFeature, type FeatureFactory } from "../app_feature.ts";
 import { checkDecoratorCall } from "../context/decorator_call.ts";
 import { classesOf, entryOf, ownEntry } from "../context/class_record.ts";
@@ -44,9 +45,7 @@ const DAEMON: unique symbol = Symbol("thaw.daemon");
  * @see https://github.com/thaw/thaw/blob/main/docs/tasks.md#daemon
  */
 export function Daemon(options: DaemonOptions = {}): DaemonDecorator {
-  if (typeof options !== "object" || options === null) {
-    throw new TypeError(`@Daemon takes an object of options, got ${String(options)}`);
-  }
+  checkOptionsObject(options as unknown, "@Daemon", ["name", "instances"]);
   const { name, instances = 1 } = options;
   if (name !== undefined && (typeof name !== "string" || name === "")) {
     throw new TypeError("@Daemon({ name }): give a name, or leave it out for the class's");

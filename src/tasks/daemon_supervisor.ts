@@ -3,6 +3,7 @@
 // after a run that lasted that minute); the close
 // aborts their signal and waits for each run to settle, up to a bound, naming those that did not.
 import type { ContextLogger } from "../context/class_record.ts";
+import { Backoff } from "../runtime/backoff.ts";
 import { type Clock, systemClock } from "../runtime/clock.ts";
 
 /** One copy of a daemon to keep running. */
@@ -12,14 +13,12 @@ export interface DaemonRun {
   readonly run: (signal: AbortSignal) => Promise<unknown>;
 }
 
-/** The backoff between restarts, in milliseconds. */
-export interface Backoff {
-  readonly initialMs: number;
-  readonly maxMs: number;
-}
-
 /** Spring Boot's and most supervisors' shape: 1 s, doubling, at most a minute. */
-export const DEFAULT_BACKOFF: Backoff = { initialMs: 1000, maxMs: 60_000 };
+export const DEFAULT_BACKOFF: Backoff = /* @__PURE__ */ new Backoff({
+  delay: 1000,
+  multiplier: 2,
+  maxDelay: 60_000,
+});
 
 /** Runs daemons, restarts them, and stops them. */
 export class DaemonSupervisor {
@@ -94,8 +93,8 @@ export class DaemonSupervisor {
       if (signal.aborted) return;
       // A run that lasted the longest delay was healthy: its end is a new trouble, not the same
       // one again, and waits the first delay (as Kubernetes resets a crash loop's backoff).
-      if (this.#clock.monotonic() - started >= this.#backoff.maxMs) failures = 0;
-      const delay = Math.min(this.#backoff.initialMs * 2 ** failures, this.#backoff.maxMs);
+      if (this.#clock.monotonic() - started >= this.#backoff.maxDelay) failures = 0;
+      const delay = this.#backoff.delayOf(failures + 1);
       const why = failed ? "failed" : "ended while the application runs";
       this.#logger.error(
         `@Daemon ${daemon.name} ${why}; restarting in ${delay} ms`,

@@ -1,7 +1,7 @@
 // The executors the configuration asks for: the default one (`thaw.task.execution.pool.*`) and
 // each of `thaw.task.executors.<name>.pool.*`, with the same keys and defaults.
 import { ConfigError } from "../config/config_error.ts";
-import { parseDuration } from "../config/duration.ts";
+import { durationKey } from "../config/duration.ts";
 import type { ThawSettings } from "../config/thaw_settings.ts";
 import { isMapping } from "../object_guards.ts";
 import type { ExecutorBounds } from "./task_executor.ts";
@@ -75,16 +75,10 @@ export function executorSettings(settings: ThawSettings): ExecutorSettings {
   const period = settings.get("thaw.task.execution.shutdown.await-termination-period");
   let awaitTerminationMs = DEFAULT_AWAIT_MS;
   if (period !== undefined && period !== null) {
-    const ms = typeof period === "number" || typeof period === "string"
-      ? parseDuration(period)
-      : undefined;
-    if (ms === undefined) {
-      throw new ConfigError(
-        `${settings.where("thaw.task.execution.shutdown.await-termination-period")}: give a ` +
-          `duration (30s, PT30S; a number is ms), got ${String(period)}`,
-      );
-    }
-    awaitTerminationMs = ms;
+    awaitTerminationMs = durationKey(
+      period,
+      settings.where("thaw.task.execution.shutdown.await-termination-period"),
+    );
   }
   return { executors, awaitTerminationMs };
 }

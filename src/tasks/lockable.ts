@@ -1,11 +1,12 @@
 // `@Lockable`: runs of one key never overlap. The key comes from the method's arguments; the
 // lock from a lock manager, in the process unless the options name a bean.
 import type { ApplicationContext } from "../context/application_context.ts";
-import type { Class, ContextLogger } from "../context/class_record.ts";
+import type { Class } from "../context/class.ts";
+import type { ContextLogger } from "../context/class_record.ts";
 import { DefinitionError } from "../context/errors.ts";
 import type { MethodInterceptor, MethodInvocation } from "../context/interceptors.ts";
 import { checkOptionsObject } from "../options_object.ts";
-import { parseDuration } from "../config/duration.ts";
+import { durationOption } from "../config/duration.ts";
 import { LockManager } from "./lock_manager.ts";
 import { LockNotAcquiredError } from "./lock_not_acquired_error.ts";
 import { MemoryLockManager } from "./memory_lock_manager.ts";
@@ -88,16 +89,7 @@ export function Lockable<A extends unknown[]>(options: LockableOptions<A>): Lock
 }
 
 function millis(value: number | string | undefined, option: string, fallback: number): number {
-  if (value === undefined) return fallback;
-  const ms = typeof value === "number" || typeof value === "string"
-    ? parseDuration(value)
-    : undefined;
-  if (ms === undefined) {
-    throw new TypeError(
-      `@Lockable({ ${option} }): give milliseconds or a duration (5s, PT5S), got ${String(value)}`,
-    );
-  }
-  return ms;
+  return value === undefined ? fallback : durationOption(value, `@Lockable({ ${option} })`);
 }
 
 /**

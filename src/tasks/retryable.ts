@@ -1,32 +1,37 @@
 // `@Retryable`: an async method tried again when it fails, Spring Framework 7's way.
-import type { Class } from "../context/class_record.ts";
+import type { Class } from "../context/class.ts";
 import type { MethodInterceptor, MethodInvocation } from "../context/interceptors.ts";
-import { MAX_DURATION_MS } from "../config/duration.ts";
+import { shownValue } from "../config/application_config.ts";
+import { BACKOFF_KEYS, readBackoff } from "../runtime/backoff.ts";
 import { checkOptionsObject } from "../options_object.ts";
 import { decorateMethod } from "./method_decoration.ts";
 import { requiredMark } from "./method_marks.ts";
 import {
+  ERROR_RULE_KEYS,
   type ErrorClass,
+  readErrorRules,
   retries,
   RETRY_DEFAULTS,
-  retryDelay,
   type RetryPolicy,
 } from "./retry_policy.ts";
 import { TaskExecutors } from "./task_executors.ts";
 import { TASK_ORDER } from "./task_order.ts";
 
-/** What `@Retryable` takes: Spring Framework 7's names; times in milliseconds. */
+/**
+ * What `@Retryable` takes: Spring Framework 7's names; times in milliseconds or as durations
+ * (`"250ms"`, `"5s"`, `"10m"`, `"1h"`).
+ */
 export interface RetryableOptions {
   /** Retries after the first attempt: 3 by default. */
   readonly maxRetries?: number | undefined;
-  /** The wait before the first retry: 1000 ms by default; at most 2,147,483,647 (a timer's). */
-  readonly delay?: number | undefined;
+  /** The wait before the first retry: 1 s by default; at most 2,147,483,647 ms (a timer's). */
+  readonly delay?: number | string | undefined;
   /** What each wait is multiplied by for the next: 1 by default. */
   readonly multiplier?: number | undefined;
   /** The longest wait: 2,147,483,647 ms (what one timer waits) by default, and at most. */
-  readonly maxDelay?: number | undefined;
+  readonly maxDelay?: number | string | undefined;
   /** How far a wait may stray, as the waits grow: 0 by default. */
-  readonly jitter?: number | undefined;
+  readonly jitter?: number | string | undefined;
   /** The errors retried (with their subclasses): any by default. */
   readonly includes?: readonly ErrorClass[] | undefined;
   /** The errors never retried (with their subclasses); the nearest rule wins. */
@@ -67,35 +72,18 @@ export function Retryable(options: RetryableOptions = {}): RetryableDecorator {
 
 function retryPolicy(options: RetryableOptions): RetryPolicy {
   const given: unknown = options;
-  checkOptionsObject(given, "@Retryable", Object.keys(RETRY_DEFAULTS));
-  const policy: Record<string, unknown> = { ...RETRY_DEFAULTS };
-  for (const [key, value] of Object.entries(given)) {
-    if (value === undefined) continue;
-    if (key === "includes" || key === "excludes") {
-      if (!Array.isArray(value) || value.some((type) => typeof type !== "function")) {
-        throw new TypeError(`@Retryable({ ${key} }): give a list of error classes`);
-      }
-    } else {
-      const least = key === "multiplier" ? 1 : 0;
-      if (typeof value !== "number" || !Number.isFinite(value) || value < least) {
-        throw new TypeError(
-          `@Retryable({ ${key} }): give a number, ${least} or more, got ${String(value)}`,
-        );
-      }
-      if (key === "maxRetries" && !Number.isSafeInteger(value)) {
-        throw new TypeError(`@Retryable({ maxRetries }): give a whole number, got ${value}`);
-      }
-      // A runtime waits about 1 ms for a longer timer: the retries would run back to back.
-      if ((key === "delay" || key === "maxDelay") && value > MAX_DURATION_MS) {
-        throw new TypeError(
-          `@Retryable({ ${key} }): at most ${MAX_DURATION_MS} ms (what one timer waits), ` +
-            `got ${value}`,
-        );
-      }
-    }
-    policy[key] = value;
+  checkOptionsObject(given, "@Retryable", ["maxRetries", ...BACKOFF_KEYS, ...ERROR_RULE_KEYS]);
+  const { maxRetries = RETRY_DEFAULTS.maxRetries } = given;
+  if (typeof maxRetries !== "number" || !Number.isSafeInteger(maxRetries) || maxRetries < 0) {
+    throw new TypeError(
+      `@Retryable: maxRetries is a whole number, 0 or more, got ${shownValue(maxRetries)}`,
+    );
   }
-  return policy as unknown as RetryPolicy;
+  return {
+    maxRetries,
+    backoff: readBackoff(given, "@Retryable", RETRY_DEFAULTS.backoff),
+    ...readErrorRules(given, "@Retryable"),
+  };
 }
 
 /** Runs each `@Retryable` call's attempts; registered by `tasks()`. */
@@ -120,7 +108,7 @@ export class RetryInterceptor implements MethodInterceptor {
         return await next();
       } catch (error) {
         const last = attempt > policy.maxRetries || !retries(policy, error) ||
-          !await this.#pause(retryDelay(policy, attempt - 1, Math.random));
+          !await this.#pause(policy.backoff.delayOf(attempt));
         if (last) {
           if (typeof error === "object" && error !== null && Object.isExtensible(error)) {
             Object.assign(error, { attempts: attempt });

@@ -1,4 +1,5 @@
-import type { Class } from "../context/class_record.ts";
+import type { Class } from "../context/class.ts";
+import { checkOptionsObject } from "../options_object.ts";
 import type { HttpRequest } from "../http/http_request.ts";
 import { isStandardSchema, type StandardSchemaV1 } from "../config/standard_schema.ts";
 import { type ResolverFactory, withResolver } from "./argument_resolver.ts";
@@ -102,10 +103,11 @@ function checkName(name: unknown, binder: string): string {
   return name;
 }
 
-function checkOptions<O>(options: O, label: string): O {
-  if (typeof options !== "object" || options === null) {
-    throw new TypeError(`${label}: options must be an object`);
-  }
+const VALUE_KEYS = ["type", "required", "default"];
+const PART_KEYS = ["type", "required"];
+
+function checkOptions<O>(options: O, label: string, known: readonly string[]): O {
+  checkOptionsObject(options as unknown, label, known);
   return options;
 }
 
@@ -126,7 +128,7 @@ function valueBinder(
   return withResolver({
     kind,
     name: checkName(name, label),
-    type: checkType(checkOptions(options, label).type ?? String, label),
+    type: checkType(checkOptions(options, label, VALUE_KEYS).type ?? String, label),
     required: options.required ?? true,
     hasDefault: "default" in options,
     default: options.default,
@@ -242,7 +244,7 @@ export function RequestPart<const O extends PartOptions = Record<never, never>>(
 ): Binder<PartValue<O>>;
 export function RequestPart(name: string, options: PartOptions = {}): Binder {
   const label = `RequestPart("${name}")`;
-  checkOptions(options, label);
+  checkOptions(options, label, PART_KEYS);
   return withResolver({
     kind: "part",
     name: checkName(name, label),

@@ -2,8 +2,7 @@
 // decorator brings everything it needs itself (the stream, the framing, the feature that reads
 // `server.sse.heartbeat` and ends the streams on shutdown): the route compiler knows none of it,
 // and an app without the decorator carries none of it.
-import { ConfigError } from "../config/config_error.ts";
-import { parseDuration } from "../config/duration.ts";
+import { durationKey } from "../config/duration.ts";
 import type { ThawSettings } from "../config/thaw_settings.ts";
 import type { FeatureFactory } from "../app_feature.ts";
 import { HttpRequest } from "../http/http_request.ts";
@@ -307,14 +306,5 @@ async function returnsWithin(
 export function heartbeatOf(settings: ThawSettings): number {
   const value = settings.get("server.sse.heartbeat");
   if (value === undefined || value === null) return DEFAULT_HEARTBEAT_MS;
-  const ms = typeof value === "number" || typeof value === "string"
-    ? parseDuration(value)
-    : undefined;
-  if (ms === undefined) {
-    throw new ConfigError(
-      `${settings.where("server.sse.heartbeat")} must be a duration (15s, 500ms, PT15S; a bare ` +
-        `number is milliseconds; 0: no heartbeat), got ${JSON.stringify(value)}`,
-    );
-  }
-  return ms;
+  return durationKey(value, settings.where("server.sse.heartbeat"));
 }

@@ -230,7 +230,7 @@ describe("the actuator's endpoints", () => {
     );
     assert.throws(
       () => actuator({ helth: {} } as never),
-      /actuator\(\) option helth: unknown; the options are health, migrations, opentelemetry/,
+      /actuator\(\): unknown option "helth"; the options are health, migrations, opentelemetry/,
     );
   });
 

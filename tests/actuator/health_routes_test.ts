@@ -357,7 +357,7 @@ describe("the health endpoints", () => {
       () => actuator({ health: null as unknown as HealthOptions }),
       (error: unknown) =>
         error instanceof ConfigError &&
-        /actuator\(\) option health must be an object/.test(error.message),
+        /actuator\(\) option health: the options must be an object/.test(error.message),
     );
     await assert.rejects(
       bootstrap({ config: management({}, "when-authorized"), actuator: actuator() }),

@@ -92,15 +92,15 @@ describe("the health settings", () => {
       [
         {},
         { showdetails: "always" } as HealthOptions,
-        /actuator\(\) option health\.showdetails: unknown key; the keys are showDetails, timeout/,
+        /actuator\(\) option health: unknown option "showdetails"; the options are showDetails, timeout/,
       ],
       [
         {},
         null as unknown as HealthOptions,
-        /actuator\(\) option health must be an object, got null/,
+        /actuator\(\) option health: the options must be an object, got null/,
       ],
       [{}, "false" as unknown as HealthOptions, /got "false"/],
-      [{}, [] as unknown as HealthOptions, /got \[\]/],
+      [{}, [] as unknown as HealthOptions, /got an array/],
     ];
     for (const [values, option, message] of refused) {
       await assert.rejects(

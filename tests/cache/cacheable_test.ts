@@ -824,8 +824,8 @@ describe("@Cacheable, @CachePut and @CacheEvict", () => {
   it("refuses bad options at the decorator, and bad thaw.cache keys at bootstrap", async () => {
     const bad: [() => unknown, RegExp][] = [
       [() => Cacheable(""), /^@Cacheable\(""\): name the cache/],
-      [() => Cacheable("a", { ttl: "5 minutes" }), /ttl must be a duration above 0/],
-      [() => Cacheable("a", { ttl: 0 }), /ttl must be a duration above 0/],
+      [() => Cacheable("a", { ttl: "5 minutes" }), /ttl: give milliseconds \(250\) or a duration/],
+      [() => Cacheable("a", { ttl: 0 }), /ttl: give milliseconds .*, above 0, got 0/],
       [() => Cacheable("a", { key: "id" as never }), /key must be a function/],
       [
         () => CacheEvict("a", { allEntries: true, key: (x: number) => x } as never),
@@ -866,7 +866,10 @@ describe("@Cacheable, @CachePut and @CacheEvict", () => {
           { users: { tll: "5m" } },
           /thaw\.cache\.users\.tll: unknown key; the keys of a cache are ttl, max-entries, max-bytes, timeout/,
         ],
-        [{ users: { ttl: "soon" } }, /thaw\.cache\.users\.ttl must be a duration above 0/],
+        [
+          { users: { ttl: "soon" } },
+          /thaw\.cache\.users\.ttl: give milliseconds \(250\) or a duration/,
+        ],
         [
           { users: { "max-entries": 0 } },
           /thaw\.cache\.users\.max-entries must be a whole number from 1, got 0/,

@@ -2,7 +2,14 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { MAX_DURATION_MS, parseDuration } from "../../src/config/duration.ts";
+import {
+  DURATION_FORMS,
+  durationKey,
+  durationOption,
+  MAX_DURATION_MS,
+  parseDuration,
+} from "../../src/config/duration.ts";
+import { ConfigError } from "../../src/config/config_error.ts";
 import { propertyOptions } from "../property.ts";
 
 describe("parseDuration", () => {
@@ -71,5 +78,74 @@ describe("parseDuration", () => {
       }),
       propertyOptions(300),
     );
+  });
+});
+
+describe("durationOption", () => {
+  it("takes what parseDuration reads, within its bounds", () => {
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.integer({ min: 0, max: 2 ** 32 }),
+          fc.tuple(fc.nat(100_000), fc.constantFrom("", "ms", "s", "m", "h", "d"))
+            .map(([n, unit]) => `${n}${unit}`),
+          fc.string(),
+        ),
+        fc.integer({ min: 0, max: 2 }),
+        (value, min) => {
+          const read = parseDuration(value);
+          const where = "@Example({ delay })";
+          if (read !== undefined && read >= min) {
+            assert.equal(durationOption(value, where, { min }), read);
+          } else {
+            assert.throws(() => durationOption(value, where, { min }), (error: Error) => {
+              assert.ok(error instanceof TypeError);
+              assert.ok(error.message.startsWith(`${where}: give ${DURATION_FORMS}`));
+              return true;
+            });
+          }
+        },
+      ),
+      propertyOptions(300),
+    );
+  });
+
+  it("names the option, shows both forms, and says a bound the value broke", () => {
+    assert.throws(() => durationOption("30d", "@Lockable({ waitTime })"), {
+      message: `@Lockable({ waitTime }): give ${DURATION_FORMS}, at most ${MAX_DURATION_MS} ms, ` +
+        'got "30d"',
+    });
+    assert.throws(() => durationOption(0, "pool.idle-timeout", { min: 1 }), {
+      message: `pool.idle-timeout: give ${DURATION_FORMS}, above 0, got 0`,
+    });
+    assert.throws(() => durationOption(true, "w", { max: 3_600_000 }), {
+      message: `w: give ${DURATION_FORMS}, at most 3600000 ms, got true`,
+    });
+    for (const value of [null, [], {}, -1, 1.5, NaN, Infinity, 10n, Symbol("x")]) {
+      assert.throws(() => durationOption(value, "w"), TypeError, String(value));
+    }
+  });
+
+  it("a key's wrong one is a ConfigError, with the same words", () => {
+    const where = "application.yml:3: server.sse.heartbeat";
+    assert.equal(durationKey("15s", where), 15_000);
+    assert.throws(() => durationKey("soon", where), (error: Error) => {
+      assert.ok(error instanceof ConfigError);
+      assert.equal(error.message, `${where}: give ${DURATION_FORMS}, got "soon"`);
+      return true;
+    });
+  });
+
+  it("quotes every byte value a file or a caller sent on one printable line", () => {
+    for (let byte = 0; byte < 256; byte++) {
+      const text = `5${String.fromCharCode(byte)}s`;
+      if (parseDuration(text) !== undefined) continue;
+      assert.throws(() => durationOption(text, "w"), (error: Error) => {
+        // deno-lint-ignore no-control-regex
+        assert.doesNotMatch(error.message, /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/);
+        return true;
+      });
+    }
+    assert.throws(() => durationOption("\u2028", "w"), /got "\\u2028"$/);
   });
 });

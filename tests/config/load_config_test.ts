@@ -171,11 +171,14 @@ describe("loadConfig({ env })", () => {
     await withYaml("a: ${A:x}\n", async (file) => {
       for (
         const [options, message] of [
-          [{ A: "1" }, "loadConfig(path, { A }): no such option; the options are env, profiles"],
-          [{ envs: {} }, "loadConfig(path, { envs }): no such option"],
+          [
+            { A: "1" },
+            'loadConfig(path, options): unknown option "A"; the options are env, profiles',
+          ],
+          [{ envs: {} }, 'loadConfig(path, options): unknown option "envs"'],
           [{ env: "A=1" }, "loadConfig(path, { env }) takes an object of variables"],
           [{ env: null }, "loadConfig(path, { env }) takes an object of variables"],
-          [null, "loadConfig(path, options) takes an object of options"],
+          [null, "loadConfig(path, options): the options must be an object, got null"],
         ] as const
       ) {
         await rejectsStarting(loadConfig(file, options as never), message);

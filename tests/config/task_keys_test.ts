@@ -33,7 +33,7 @@ describe("thaw.task.* keys", () => {
         },
         tasks: tasks(),
       }),
-      /await-termination-period: give a duration/,
+      /await-termination-period: give milliseconds \(250\) or a duration/,
     );
   });
 });

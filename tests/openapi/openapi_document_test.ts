@@ -487,7 +487,7 @@ describe("the OpenAPI document of a test app with every binder kind", () => {
     assert.throws(() => ApiTags(), /one or more non-empty names/);
     assert.throws(
       () => ApiOperation(null as unknown as { summary: string }),
-      /@ApiOperation takes/,
+      /@ApiOperation: the options must be an object, got null/,
     );
     assert.throws(() => {
       class Twice {

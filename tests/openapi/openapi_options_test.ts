@@ -92,7 +92,7 @@ describe("app.openapi settings", () => {
     for (const option of [null, "false", 0, "", []]) {
       await assert.rejects(
         settingsOf({}, option as unknown as boolean),
-        /openApi\(\) takes an object of options, got /,
+        /openApi\(\): the options must be an object, got /,
         String(option),
       );
     }

@@ -280,7 +280,7 @@ describe("serving the OpenAPI document and the docs page", () => {
         (error: unknown) =>
           error instanceof ConfigError &&
           error.message ===
-            `openApi() takes an object of options, got ${got}; to serve nothing, pass ` +
+            `openApi(): the options must be an object, got ${got}; to serve nothing, pass ` +
               "bootstrap({ openapi: false })",
         got,
       );
@@ -303,7 +303,9 @@ describe("serving the OpenAPI document and the docs page", () => {
       () => openApi({ titel: "Users" } as OpenApiOptions),
       (error: unknown) =>
         error instanceof ConfigError &&
-        error.message.startsWith("openApi() option titel: unknown; the keys are enabled, path"),
+        error.message.startsWith(
+          'openApi(): unknown option "titel"; the options are enabled, path',
+        ),
     );
     // A bad option is named as openApi()'s.
     await assert.rejects(

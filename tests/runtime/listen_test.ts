@@ -39,7 +39,8 @@ describe("listen(app, options)", () => {
         listen(app, options as ListenOptions),
         (error: unknown) =>
           error instanceof TypeError &&
-          error.message.startsWith("listen(app, options) takes an object of options"),
+          error.message.startsWith("listen(app, options): the options must be an object, got ") &&
+          error.message.endsWith("; listen(app, { port: 8080 })"),
         String(options),
       );
     }

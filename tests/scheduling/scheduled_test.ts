@@ -30,7 +30,10 @@ async function until(condition: () => boolean): Promise<void> {
 
 describe("@Scheduled refuses options it cannot run, at once", () => {
   const refused: [unknown, RegExp][] = [
-    [undefined, /takes an object: \{ cron \}, \{ fixedRate \} or \{ fixedDelay \}/],
+    [
+      undefined,
+      /^@Scheduled: the options must be an object, got undefined; give \{ cron \}, \{ fixedRate \} or \{ fixedDelay \}$/,
+    ],
     [{}, /give one of cron, fixedRate and fixedDelay/],
     [{ cron: "* * * * *", fixedRate: 5 }, /give one of cron and fixedRate/],
     [{ fixedRate: 5, fixedDelay: 5 }, /give one of fixedRate and fixedDelay/],
@@ -38,19 +41,22 @@ describe("@Scheduled refuses options it cannot run, at once", () => {
     [{ fixedRate: 5, zone: "UTC" }, /zone goes with cron/],
     [
       { fixedRate: 5, every: 5 },
-      /no option every; the options are cron, fixedRate, fixedDelay, zone, initialDelay/,
+      /@Scheduled: unknown option "every"; the options are cron, fixedRate, fixedDelay, zone, initialDelay/,
     ],
     [{ cron: 5 }, /cron is text/],
     [{ cron: "* * * * *", zone: 1 }, /zone is text/],
-    [{ fixedRate: true }, /fixedRate is milliseconds or text/],
-    [{ fixedDelay: 5, initialDelay: {} }, /initialDelay is milliseconds or text/],
+    [{ fixedRate: true }, /fixedRate: give milliseconds \(250\) or a duration .*, got true/],
+    [
+      { fixedDelay: 5, initialDelay: {} },
+      /initialDelay: give milliseconds \(250\) or a duration .*, got \{\}/,
+    ],
   ];
   for (const [options, pattern] of refused) {
     it(`refuses ${JSON.stringify(options)}`, () => {
       assert.throws(
         () => Scheduled(options as never),
         (e: unknown) =>
-          e instanceof TypeError && /^@Scheduled\(/.test(e.message) && pattern.test(e.message),
+          e instanceof TypeError && /^@Scheduled[(:]/.test(e.message) && pattern.test(e.message),
       );
     });
   }
@@ -76,7 +82,7 @@ describe("@Scheduled refuses options it cannot run, at once", () => {
   it("@SchedulerLock needs a name and lockAtMostFor", () => {
     assert.throws(
       () => SchedulerLock(undefined as never),
-      /@SchedulerLock\(undefined\): takes an object/,
+      /@SchedulerLock: the options must be an object, got undefined/,
     );
     assert.throws(() => SchedulerLock({ name: " ", lockAtMostFor: 5 }), /name is the lock's name/);
     assert.throws(
@@ -85,11 +91,11 @@ describe("@Scheduled refuses options it cannot run, at once", () => {
     );
     assert.throws(
       () => SchedulerLock({ name: "x", lockAtMostFor: 5, ttl: 1 } as never),
-      /no option ttl/,
+      /@SchedulerLock: unknown option "ttl"/,
     );
     assert.throws(
       () => SchedulerLock({ name: "x", lockAtMostFor: [] } as never),
-      /lockAtMostFor is milliseconds or text/,
+      /lockAtMostFor: give milliseconds \(250\) or a duration .*, got \[\]/,
     );
   });
 });

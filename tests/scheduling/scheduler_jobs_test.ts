@@ -30,9 +30,15 @@ describe("reading the options at bootstrap", () => {
     );
     refused({ cron: "0 0 0 31 2 *" }, /cron "0 0 0 31 2 \*" never fires/);
     refused({ cron: "0 0 * * *", zone: "Mars/Olympus" }, /zone "Mars\/Olympus" is not a time zone/);
-    refused({ fixedRate: 0 }, /fixedRate must be at least 1 ms/);
-    refused({ fixedDelay: "soon" }, /fixedDelay "soon" is not a duration/);
-    refused({ fixedRate: 2 ** 31 }, /is not a duration/);
+    refused(
+      { fixedRate: 0 },
+      /fixedRate: give milliseconds \(250\) or a duration .*, above 0, got 0/,
+    );
+    refused(
+      { fixedDelay: "soon" },
+      /fixedDelay: give milliseconds \(250\) or a duration .*, got "soon"/,
+    );
+    refused({ fixedRate: 2 ** 31 }, /fixedRate: give .*, at most 2147483647 ms, got 2147483648/);
     refused({ fixedRate: 1000 }, /takes no parameters; this one declares 1/, { arity: 1 });
   });
 
@@ -102,9 +108,14 @@ describe("reading the options at bootstrap", () => {
       { lock: { name: "x", lockAtMostFor: "1m", lockAtLeastFor: "2m" } },
       host,
     );
-    refused({ fixedRate: 1000 }, /lockAtMostFor "forever" is not a duration/, {
-      lock: { name: "x", lockAtMostFor: "forever" },
-    }, host);
+    refused(
+      { fixedRate: 1000 },
+      /lockAtMostFor: give milliseconds \(250\) or a duration .*, got "forever"/,
+      {
+        lock: { name: "x", lockAtMostFor: "forever" },
+      },
+      host,
+    );
   });
 });
 

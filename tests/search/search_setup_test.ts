@@ -364,7 +364,14 @@ describe("bootstrap({ search: search() })", () => {
       started([{ name: "a", hosts: OPENSEARCH_URL }, { name: "b", hosts: OPENSEARCH_URL }]),
       (e: Error) => e instanceof ConfigError && /"a", "b": none is primary: true/.test(e.message),
     );
-    assert.throws(() => search({ migrations: "x" } as never), /no option "migrations"/);
+    assert.throws(
+      () => search({ migrations: "x" } as never),
+      /search\(options\): unknown option "migrations"/,
+    );
     assert.throws(() => search({ drift: true }), /give migrate too/);
+    assert.throws(() => search([] as never), {
+      name: "TypeError",
+      message: "search(options): the options must be an object, got an array",
+    });
   });
 });

@@ -80,13 +80,17 @@ describe("clockSkew", () => {
           assert.equal(clockSkew(`${ms}ms`, "k"), ms);
           if (ms % 1000 === 0) assert.equal(clockSkew(`PT${ms / 1000}S`, "k"), ms);
         } else {
-          assert.throws(() => clockSkew(ms, "k"), /^ConfigError: k: give a duration/);
+          assert.throws(
+            () => clockSkew(ms, "k"),
+            /^ConfigError: k: give milliseconds \(250\) or a duration/,
+          );
         }
       }),
       propertyOptions(),
     );
     assert.throws(() => clockSkew("a minute", "k"), {
-      message: 'k: give a duration of at most 1h (60s, PT1M; a number is ms), got "a minute"',
+      message: 'k: give milliseconds (250) or a duration ("250ms", "5s", "10m", "1h"), at most ' +
+        '3600000 ms, got "a minute"',
     });
     assert.throws(() => clockSkew(-1, "k"), ConfigError);
   });

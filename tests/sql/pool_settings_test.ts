@@ -73,9 +73,12 @@ describe("poolSettingsFrom: the pool keys of a datasource entry", () => {
       [{ "max-size": "10" }, /pool\.max-size must be a whole number above 0, got "10"/],
       [
         { "idle-timeout": "soon" },
-        /pool\.idle-timeout must be a duration above 0 \(500ms, 30s, 5m\), got "soon"/,
+        /pool\.idle-timeout: give milliseconds \(250\) or a duration \("250ms", "5s", "10m", "1h"\), above 0, got "soon"/,
       ],
-      [{ "busy-timeout": 0 }, /pool\.busy-timeout must be a duration above 0/],
+      [
+        { "busy-timeout": 0 },
+        /pool\.busy-timeout: give milliseconds \(250\) or a duration .*, above 0, got 0/,
+      ],
       [JSON.parse('{"__proto__": 1}'), /pool\.__proto__ is not a pool setting/],
       [[1, 2], /datasource\[0\]\.pool must be a mapping \(max-size, /],
       ["big", /datasource\[0\]\.pool must be a mapping/],

@@ -2,6 +2,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { DaemonSupervisor } from "../../src/tasks/daemon_supervisor.ts";
+import { Backoff } from "../../src/runtime/backoff.ts";
 import { FakeClock } from "../fake_clock.ts";
 import { memoryLogger } from "../helpers.ts";
 
@@ -52,7 +53,7 @@ describe("DaemonSupervisor", () => {
     const supervisor = new DaemonSupervisor(
       [{ name: "d", run: () => Promise.resolve() }],
       memoryLogger(),
-      { clock, backoff: { initialMs: 1000, maxMs: 4000 } },
+      { clock, backoff: new Backoff({ delay: 1000, multiplier: 2, maxDelay: 4000 }) },
     );
     supervisor.start();
     const waits: number[] = [];

@@ -90,6 +90,18 @@ describe("@Daemon", () => {
     }
   });
 
+  it("refuses options that are not an object of its keys, at once", () => {
+    for (
+      const [options, message] of [
+        [[], "@Daemon: the options must be an object, got an array"],
+        [null, "@Daemon: the options must be an object, got null"],
+        [{ nope: 1 }, '@Daemon: unknown option "nope"; the options are name, instances'],
+      ] as const
+    ) {
+      assert.throws(() => Daemon(options as never), { name: "TypeError", message });
+    }
+  });
+
   it("refuses a class without run(signal), at once", () => {
     assert.throws(
       () =>

@@ -1,109 +1,15 @@
-// The pure retry policy of @Retryable: the waits against Spring Framework 7's formula, and which
-// errors are retried.
+// The pure retry policy of @Retryable and @KafkaListener: which errors are retried (the waits are
+// the backoff's, tests/runtime/backoff_test.ts).
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import {
-  delayBounds,
   type ErrorClass,
   retries,
   RETRY_DEFAULTS,
-  retryDelay,
   type RetryPolicy,
 } from "../../src/tasks/retry_policy.ts";
 import { propertyOptions } from "../property.ts";
-
-const policies: fc.Arbitrary<RetryPolicy> = fc.record({
-  maxRetries: fc.integer({ min: 0, max: 10 }),
-  delay: fc.integer({ min: 0, max: 10_000 }),
-  multiplier: fc.double({ min: 1, max: 5, noNaN: true }),
-  maxDelay: fc.integer({ min: 0, max: 600_000 }),
-  jitter: fc.integer({ min: 0, max: 5_000 }),
-  includes: fc.constant([]),
-  excludes: fc.constant([]),
-});
-
-describe("retry waits", () => {
-  it("without jitter: delay * multiplier^n, at most maxDelay", () => {
-    fc.assert(
-      fc.property(policies, fc.integer({ min: 0, max: 20 }), (p, n) => {
-        const policy = { ...p, jitter: 0 };
-        const expected = Math.min(policy.delay * policy.multiplier ** n, policy.maxDelay);
-        assert.deepEqual(delayBounds(policy, n), { min: expected, max: expected });
-        assert.equal(retryDelay(policy, n, () => 0.5), Math.round(expected));
-      }),
-      propertyOptions(),
-    );
-  });
-
-  it("with jitter: within the scaled jitter of the wait, never under delay nor over maxDelay", () => {
-    fc.assert(
-      fc.property(
-        policies,
-        fc.integer({ min: 0, max: 20 }),
-        fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }),
-        (policy, n, random) => {
-          const base = Math.min(policy.delay * policy.multiplier ** n, policy.maxDelay);
-          const spread = policy.delay === 0 ? policy.jitter : policy.jitter * (base / policy.delay);
-          const wait = retryDelay(policy, n, () => random);
-          const { min, max } = delayBounds(policy, n);
-          assert.ok(min <= max + 1e-9, `bounds ${min}..${max}`);
-          assert.ok(wait >= Math.floor(min) && wait <= Math.ceil(max), `${wait} in ${min}..${max}`);
-          assert.ok(wait <= Math.ceil(policy.maxDelay));
-          assert.ok(wait >= Math.floor(Math.min(policy.delay, policy.maxDelay)));
-          assert.ok(wait >= Math.floor(base - spread) && wait <= Math.ceil(base + spread));
-        },
-      ),
-      propertyOptions(),
-    );
-  });
-
-  it("every wait, whatever the options, is one a timer can wait (at most 2^31 - 1 ms)", () => {
-    const anyPolicy: fc.Arbitrary<RetryPolicy> = fc.record({
-      maxRetries: fc.integer({ min: 0, max: 2_000 }),
-      delay: fc.oneof(
-        fc.integer({ min: 0, max: 10_000 }),
-        fc.double({ min: 0, max: 1e300, noNaN: true }),
-      ),
-      multiplier: fc.oneof(fc.constant(2), fc.double({ min: 1, max: 1e6, noNaN: true })),
-      maxDelay: fc.oneof(
-        fc.constant(RETRY_DEFAULTS.maxDelay),
-        fc.constant(Number.MAX_SAFE_INTEGER),
-        fc.double({ min: 0, max: 1e300, noNaN: true }),
-      ),
-      jitter: fc.oneof(fc.constant(0), fc.double({ min: 0, max: 1e300, noNaN: true })),
-      includes: fc.constant([]),
-      excludes: fc.constant([]),
-    });
-    fc.assert(
-      fc.property(
-        anyPolicy,
-        fc.integer({ min: 0, max: 2_000 }),
-        fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }),
-        (policy, n, random) => {
-          const wait = retryDelay(policy, n, () => random);
-          assert.ok(Number.isInteger(wait) && wait >= 0, `${wait} is a wait`);
-          assert.ok(wait <= 2 ** 31 - 1, `${wait} is over what a timer waits`);
-        },
-      ),
-      propertyOptions(500),
-    );
-    // @Retryable({ maxRetries: 30, multiplier: 2 }): from retry 22 on, at the longest.
-    const doubling = { ...RETRY_DEFAULTS, maxRetries: 30, multiplier: 2 };
-    assert.equal(retryDelay(doubling, 21, Math.random), 1000 * 2 ** 21);
-    assert.equal(retryDelay(doubling, 22, Math.random), 2 ** 31 - 1);
-    assert.equal(retryDelay(doubling, 29, Math.random), 2 ** 31 - 1);
-  });
-
-  it("Spring's defaults: 3 retries, 1 s apart", () => {
-    assert.equal(RETRY_DEFAULTS.maxRetries, 3);
-    assert.deepEqual([0, 1, 2].map((n) => retryDelay(RETRY_DEFAULTS, n, Math.random)), [
-      1000,
-      1000,
-      1000,
-    ]);
-  });
-});
 
 describe("which errors are retried", () => {
   class Transient extends Error {}

@@ -64,11 +64,11 @@ describe("@Retryable", () => {
   it("refuses options it cannot run, at once", () => {
     assert.throws(
       () => Retryable({ maxRetries: -1 }),
-      /@Retryable\(\{ maxRetries \}\): give a number, 0 or more, got -1/,
+      /@Retryable: maxRetries is a whole number, 0 or more, got -1/,
     );
     assert.throws(
       () => Retryable({ multiplier: 0.5 }),
-      /@Retryable\(\{ multiplier \}\): give a number, 1 or more/,
+      /@Retryable: multiplier is a number, 1 or more/,
     );
     assert.throws(
       () => Retryable({ retries: 3 } as never),
@@ -79,12 +79,24 @@ describe("@Retryable", () => {
       assert.throws(
         () => Retryable({ [option]: 2 ** 31 }),
         new RegExp(
-          `@Retryable\\(\\{ ${option} \\}\\): at most 2147483647 ms \\(what one timer waits\\), ` +
-            "got 2147483648",
+          `@Retryable: ${option}: give milliseconds \\(250\\) or a duration .*, at most ` +
+            "2147483647 ms, got 2147483648",
         ),
       );
     }
     Retryable({ delay: 2 ** 31 - 1, maxDelay: 2 ** 31 - 1 });
+  });
+
+  it("takes its times as milliseconds or durations, one wording for a wrong one", () => {
+    Retryable({ delay: "250ms", maxDelay: "10m", jitter: "50ms" });
+    assert.throws(() => Retryable({ delay: "5 seconds" }), {
+      name: "TypeError",
+      message: '@Retryable: delay: give milliseconds (250) or a duration ("250ms", "5s", "10m", ' +
+        '"1h"), got "5 seconds"',
+    });
+    assert.throws(() => Retryable({ includes: [1] as never }), {
+      message: "@Retryable: includes is a list of error classes",
+    });
   });
 
   it("a retry waiting when the app closes rejects with the last error, never trying again", async () => {

@@ -151,9 +151,16 @@ describe("PathVariable", () => {
       /PathVariable\("id"\): type must be a function/,
     );
     for (const binder of [RequestParam, RequestHeader]) {
-      assert.throws(untyped(binder, "q", null), /\("q"\): options must be an object/);
+      assert.throws(untyped(binder, "q", null), /\("q"\): the options must be an object, got null/);
+      assert.throws(
+        untyped(binder, "q", { requried: false }),
+        /\("q"\): unknown option "requried"/,
+      );
     }
-    assert.throws(untyped(RequestPart, "p", null), /RequestPart\("p"\): options must be an object/);
+    assert.throws(
+      untyped(RequestPart, "p", null),
+      /RequestPart\("p"\): the options must be an object, got null/,
+    );
   });
 
   it("a method with more arguments than binders is a startup error", async () => {

@@ -5,22 +5,39 @@ import { checkDecoratorCall } from "../../context/decorator_call.ts";
 import { markMethod } from "../../tasks/method_marks.ts";
 import { checkOptionsObject } from "../../options_object.ts";
 import { isStandardSchema, type StandardSchemaV1 } from "../../config/standard_schema.ts";
-import { parseDuration } from "../../config/duration.ts";
-import { delayBounds, RETRY_DEFAULTS as RETRYABLE_DEFAULTS } from "../../tasks/retry_policy.ts";
+import { Backoff, BACKOFF_KEYS, readBackoff } from "../../runtime/backoff.ts";
+import {
+  ERROR_RULE_KEYS,
+  type ErrorClass,
+  type ErrorRules,
+  readErrorRules,
+} from "../../tasks/retry_policy.ts";
 
 /** Where each `@KafkaListener` method's options are kept, by method name. */
 export const KAFKA_LISTENER: unique symbol = Symbol("thaw.kafkaListener");
 
-/** How a failing record is tried again before it goes to `<topic>.DLT`. */
+/**
+ * How a failing record is tried again before it goes to `<topic>.DLT`; times in milliseconds or as
+ * durations (`"250ms"`, `"5s"`, `"10m"`, `"1h"`).
+ */
 export interface KafkaListenerRetry {
   /** Deliveries in all, the first included (3): 1 sends a failing record to the DLT at once. */
   readonly attempts?: number;
-  /** The wait before the first retry: milliseconds or text (`"500ms"`, `"2s"`); 1 s. */
+  /** The wait before the first retry: 1 s. */
   readonly delay?: number | string;
   /** What each wait is multiplied by for the next (2). */
   readonly multiplier?: number;
-  /** The longest wait: milliseconds or text; 30 s. */
+  /** The longest wait: 30 s, or `delay` when that is longer. */
   readonly maxDelay?: number | string;
+  /** How far a wait may stray, as the waits grow: 0 by default. */
+  readonly jitter?: number | string;
+  /**
+   * The errors tried again (with their subclasses, matched on the error and its causes): any by
+   * default. Another goes to the DLT at once.
+   */
+  readonly includes?: readonly ErrorClass[];
+  /** The errors never tried again: they go to the DLT at once; the nearest rule wins. */
+  readonly excludes?: readonly ErrorClass[];
 }
 
 /** The options of {@linkcode KafkaListener}. */
@@ -62,12 +79,12 @@ export interface ListenerMark {
   readonly value: "json" | "bytes";
 }
 
-/** A listener's retry, in milliseconds. */
-export interface RetrySettings {
+/** A listener's retry, its defaults filled in. */
+export interface RetrySettings extends ErrorRules {
+  /** Deliveries in all, the first included. */
   readonly attempts: number;
-  readonly delay: number;
-  readonly multiplier: number;
-  readonly maxDelay: number;
+  /** The wait before each retry. */
+  readonly backoff: Backoff;
 }
 
 /**
@@ -78,13 +95,13 @@ export interface RetrySettings {
  */
 export const RETRY_DEFAULTS: RetrySettings = {
   attempts: 3,
-  delay: 1000,
-  multiplier: 2,
-  maxDelay: 30_000,
+  backoff: /* @__PURE__ */ new Backoff({ delay: 1000, multiplier: 2, maxDelay: 30_000 }),
+  includes: [],
+  excludes: [],
 };
 
 const KEYS = ["topics", "groupId", "concurrency", "schema", "retry", "batch", "value"];
-const RETRY_KEYS = ["attempts", "delay", "multiplier", "maxDelay"];
+const RETRY_KEYS = ["attempts", ...BACKOFF_KEYS, ...ERROR_RULE_KEYS];
 
 /**
  * Runs the method for each record of `topics`, with the deserialized value (JSON unless the app
@@ -171,36 +188,17 @@ export function listenerMark(options: unknown, where: string): ListenerMark {
 function retrySettings(given: unknown, where: string): RetrySettings {
   if (given === undefined) return RETRY_DEFAULTS;
   checkOptionsObject(given, where, RETRY_KEYS);
-  const fail = (why: string): never => {
-    throw new TypeError(`${where}: ${why}`);
-  };
-  const { attempts = RETRY_DEFAULTS.attempts, multiplier = RETRY_DEFAULTS.multiplier } = given;
+  const { attempts = RETRY_DEFAULTS.attempts } = given;
   if (typeof attempts !== "number" || !Number.isInteger(attempts) || attempts < 1) {
-    fail(`attempts counts deliveries, the first included: 1 or more, got ${String(attempts)}`);
+    throw new TypeError(
+      `${where}: attempts counts deliveries, the first included: 1 or more, got ${
+        String(attempts)
+      }`,
+    );
   }
-  if (typeof multiplier !== "number" || !Number.isFinite(multiplier) || multiplier < 1) {
-    fail(`multiplier is a number, 1 or more, got ${String(multiplier)}`);
-  }
-  const ms = (key: "delay" | "maxDelay"): number => {
-    const value = given[key];
-    if (value === undefined) return RETRY_DEFAULTS[key];
-    const read = typeof value === "number" || typeof value === "string"
-      ? parseDuration(value)
-      : undefined;
-    return read ?? fail(`${key} is milliseconds or text ("500ms", "2s"), got ${String(value)}`);
+  return {
+    attempts,
+    backoff: readBackoff(given, where, RETRY_DEFAULTS.backoff),
+    ...readErrorRules(given, where),
   };
-  const delay = ms("delay");
-  const maxDelay = given.maxDelay === undefined
-    ? Math.max(delay, RETRY_DEFAULTS.maxDelay)
-    : ms("maxDelay");
-  if (maxDelay < delay) fail(`maxDelay (${maxDelay} ms) is under delay (${delay} ms)`);
-  return { attempts: attempts as number, delay, multiplier: multiplier as number, maxDelay };
-}
-
-/**
- * The wait before retry `n` (0: the first retry): `delay * multiplier^n`, at most `maxDelay`:
- * `@Retryable`'s backoff, without its jitter.
- */
-export function retryDelay(retry: RetrySettings, n: number): number {
-  return delayBounds({ ...RETRYABLE_DEFAULTS, ...retry, jitter: 0 }, n).min;
 }

@@ -2,10 +2,11 @@
 // the DLT, untried), call the method, try again after a wait while it throws, then send what it
 // gave up on to the DLT; a DLT that cannot be written sends the records through the method again.
 // A stop (rebalance, close) during a wait gives the record up uncommitted.
+import { Backoff } from "../../runtime/backoff.ts";
 import { loggable, loggableText } from "../../observe/loggable.ts";
 import type { StandardSchemaV1Result } from "../../config/standard_schema.ts";
 import type { ListenerMark } from "./kafka_listener.ts";
-import { retryDelay } from "./kafka_listener.ts";
+import { retries } from "../../tasks/retry_policy.ts";
 import {
   deadLetter,
   deadLetterTopic,
@@ -15,6 +16,13 @@ import {
 import type { KafkaRecord } from "./kafka_record.ts";
 import type { ListenerHost } from "./listener_host.ts";
 import type { LaneWork, Outcome, PartitionLane } from "./partition_lane.ts";
+
+// A dead letter not sent is sent again 1 s later, doubling, at most 30 s apart.
+const DEAD_LETTER_BACKOFF = /* @__PURE__ */ new Backoff({
+  delay: 1000,
+  multiplier: 2,
+  maxDelay: 30_000,
+});
 
 /** One listener method, as its lanes run it. */
 export interface ListenerCall {
@@ -164,7 +172,7 @@ function methodWork(call: ListenerCall): LaneWork {
     for (let round = 0;; round++) {
       const outcome = await once(records, lane);
       if (typeof outcome === "string") return outcome;
-      const ms = Math.min(1000 * 2 ** Math.min(round, 5), 30_000);
+      const ms = DEAD_LETTER_BACKOFF.delayOf(round + 1);
       const { failed } = outcome;
       logger.error(
         `${where}: sending ${failed.length === 1 ? "a record" : `${failed.length} records`} ` +
@@ -222,23 +230,28 @@ function methodWorkOnce(
         await (mark.batch ? invoke(values, accepted) : invoke(values[0], accepted[0]));
         return "done";
       } catch (error) {
-        if (attempt >= attempts && dead) {
+        const last = attempt >= attempts || !retries(mark.retry, error);
+        // An error the rules do not retry says so, rather than an attempt count it did not reach.
+        const tried = attempt >= attempts
+          ? `attempt ${attempt} of ${attempts}`
+          : `attempt ${attempt} of ${attempts}, not retried: its retry's rules exclude it`;
+        if (last && dead) {
           logger.error(
-            `${where} failed on ${what} (attempt ${attempt} of ${attempts}); a dead letter goes ` +
+            `${where} failed on ${what} (${tried}); a dead letter goes ` +
               "to no other DLT: it is committed, and the partition moves on",
             loggable(error),
           );
           return "done";
         }
-        if (attempt >= attempts) {
+        if (last) {
           logger.error(
-            `${where} failed on ${what} (attempt ${attempt} of ${attempts}); it goes to ` +
+            `${where} failed on ${what} (${tried}); it goes to ` +
               `${deadLetterTopic(loggableText(lane.topic))}`,
             loggable(error),
           );
           return await sendDeadLetters(call, accepted.map((record) => ({ record, error })));
         }
-        const ms = retryDelay(mark.retry, attempt - 1);
+        const ms = mark.retry.backoff.delayOf(attempt);
         warn(
           `${where} failed on ${what} (attempt ${attempt} of ${attempts}); trying again in ${ms} ms`,
           loggable(error),

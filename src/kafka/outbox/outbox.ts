@@ -5,6 +5,7 @@
 // process killed between its commit and its send, another replica's). Replicas relay one at a
 // time, through a lock with a lease in a table beside the outbox's (SqlLockManager's): a relay
 // that dies holding it stops blocking the others once the lease ends.
+import { Backoff } from "../../runtime/backoff.ts";
 import type { SqlClient } from "../../data/sql_client.ts";
 import type { Transaction } from "../../data/transaction.ts";
 import type { ContextLogger } from "../../context/class_record.ts";
@@ -143,8 +144,7 @@ export class Outbox {
   readonly #pollIntervalMs: number;
   readonly #batchSize: number;
   readonly #leaseMs: number;
-  readonly #retryDelayMs: number;
-  readonly #maxRetryDelayMs: number;
+  readonly #backoff: Backoff;
   readonly #retentionMs: number;
   readonly #sendTimeoutMs: number;
   readonly #logger: ContextLogger;
@@ -181,8 +181,11 @@ export class Outbox {
     this.#pollIntervalMs = positive(options.pollIntervalMs, 1_000, "pollIntervalMs");
     this.#batchSize = positive(options.batchSize, 100, "batchSize");
     this.#leaseMs = positive(options.leaseMs, 30_000, "leaseMs");
-    this.#retryDelayMs = positive(options.retryDelayMs, 100, "retryDelayMs");
-    this.#maxRetryDelayMs = positive(options.maxRetryDelayMs, 30_000, "maxRetryDelayMs");
+    this.#backoff = new Backoff({
+      delay: positive(options.retryDelayMs, 100, "retryDelayMs"),
+      multiplier: 2,
+      maxDelay: positive(options.maxRetryDelayMs, 30_000, "maxRetryDelayMs"),
+    });
     this.#retentionMs = positive(options.retentionMs, 3_600_000, "retentionMs", 0);
     this.#sendTimeoutMs = positive(options.sendTimeoutMs, 10_000, "sendTimeoutMs");
     this.#logger = options.logger ?? console;
@@ -298,16 +301,12 @@ export class Outbox {
       }
       if (outcome === "doubt") {
         // Its settling wakes the relay; a commit meanwhile finds it still in doubt.
-        await this.#sleep(this.#maxRetryDelayMs, true);
+        await this.#sleep(this.#backoff.maxDelay, true);
         continue;
       }
       if (outcome === "failed" || outcome === "blocked") {
         failures++;
-        const delay = Math.min(
-          this.#retryDelayMs * 2 ** Math.min(failures - 1, 30),
-          this.#maxRetryDelayMs,
-        );
-        await this.#sleep(delay, outcome === "blocked");
+        await this.#sleep(this.#backoff.delayOf(failures), outcome === "blocked");
         continue;
       }
       failures = 0;

@@ -1,14 +1,12 @@
 // @KafkaListener's options, checked when the class is defined, and the retry's waits.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import fc from "fast-check";
 import {
   KafkaListener,
   listenerMark,
   RETRY_DEFAULTS,
-  retryDelay,
 } from "../../../src/kafka/listener/kafka_listener.ts";
-import { propertyOptions } from "../../property.ts";
+import { Backoff } from "../../../src/runtime/backoff.ts";
 
 describe("@KafkaListener options", () => {
   it("fills the retry's defaults and reads durations as text", () => {
@@ -18,7 +16,12 @@ describe("@KafkaListener options", () => {
       "@KafkaListener",
     );
     assert.deepEqual(mark.topics, ["a", "b"]);
-    assert.deepEqual(mark.retry, { attempts: 5, delay: 200, multiplier: 2, maxDelay: 2000 });
+    assert.deepEqual(mark.retry, {
+      attempts: 5,
+      backoff: new Backoff({ delay: 200, multiplier: 2, maxDelay: 2000 }),
+      includes: [],
+      excludes: [],
+    });
     assert.equal(mark.batch, true);
   });
 
@@ -30,7 +33,11 @@ describe("@KafkaListener options", () => {
       [{ topics: "a", concurrency: 0 }, /concurrency is a whole number of consumers, 1 or more/],
       [{ topics: "a", schema: {} }, /schema is a Standard Schema/],
       [{ topics: "a", retry: { attempts: 0 } }, /attempts counts deliveries/],
-      [{ topics: "a", retry: { delay: "soon" } }, /delay is milliseconds or text/],
+      [
+        { topics: "a", retry: { delay: "soon" } },
+        /retry: delay: give milliseconds \(250\) or a duration \("250ms", "5s", "10m", "1h"\)/,
+      ],
+      [{ topics: "a", retry: { includes: Error } }, /retry: includes is a list of error classes/],
       [{ topics: "a", retry: { delay: 500, maxDelay: 100 } }, /maxDelay \(100 ms\) is under delay/],
       [{ topics: "a", retry: { tries: 2 } }, /unknown option "tries"/],
       [{ topics: "a", topic: "b" }, /unknown option "topic"/],
@@ -53,30 +60,6 @@ describe("@KafkaListener options", () => {
         return Bad;
       },
       /@KafkaListener on onRecord: it takes records on public instance methods only/,
-    );
-  });
-});
-
-describe("retry waits", () => {
-  it("are delay * multiplier^n, never over maxDelay, never shrinking", () => {
-    fc.assert(
-      fc.property(
-        fc.integer({ min: 0, max: 60_000 }),
-        fc.double({ min: 1, max: 10, noNaN: true }),
-        fc.integer({ min: 0, max: 600_000 }),
-        fc.integer({ min: 0, max: 40 }),
-        (delay, multiplier, extra, n) => {
-          const retry = { attempts: 3, delay, multiplier, maxDelay: delay + extra };
-          const wait = retryDelay(retry, n);
-          assert.ok(wait <= retry.maxDelay);
-          assert.ok(wait >= Math.min(delay, retry.maxDelay));
-          assert.ok(retryDelay(retry, n + 1) >= wait);
-          if (delay * multiplier ** n <= retry.maxDelay) {
-            assert.equal(wait, delay * multiplier ** n);
-          }
-        },
-      ),
-      propertyOptions(),
     );
   });
 });

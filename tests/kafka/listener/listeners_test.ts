@@ -247,6 +247,42 @@ describe("@KafkaListener", () => {
     });
   });
 
+  it("sends an error its retry excludes, matched on the cause chain, to <topic>.DLT at once", async () => {
+    const topic = await listenerTopic("listen-excludes", 1, { dlt: true });
+    class Invalid extends Error {
+      override name = "Invalid";
+    }
+    const calls: bigint[] = [];
+    class Orders {
+      @KafkaListener({
+        topics: topic,
+        groupId: uniqueName("g"),
+        retry: { attempts: 5, delay: 10, excludes: [Invalid] },
+      })
+      onOrder(_value: unknown, record: KafkaRecord): void {
+        calls.push(record.offset);
+        // Offset 0: wrapped, its cause excluded; offset 1: tried again, then taken.
+        if (record.offset === 0n) throw new Error("wrapped", { cause: new Invalid("bad order") });
+        if (calls.filter((offset) => offset === 1n).length < 2) throw new Error("passing");
+      }
+    }
+    await withListeners(new Orders(), async ({ sender, log, listeners }) => {
+      await listeners.start();
+      await sendJson(sender, topic, [0, 1].map((n) => ({ value: { n }, key: `k${n}` })));
+      const [dead] = await readTopic(`${topic}.DLT`, 1);
+      assert.equal(dead.key, "k0");
+      await until(() => calls.length === 3, "offset 1 taken on its second try");
+      assert.deepEqual(calls, [0n, 1n, 1n]);
+      assert.match(
+        log.lines.join("\n"),
+        new RegExp(
+          `offset 0 \\(attempt 1 of 5, not retried: its retry's rules exclude it\\); it goes to ` +
+            `${topic}\\.DLT`,
+        ),
+      );
+    });
+  });
+
   it("closes once the record running finished, and commits it: the next member starts after", async () => {
     const topic = uniqueName("listen-close");
     await createTopic(topic, 1);
