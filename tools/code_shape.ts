@@ -6,15 +6,24 @@
 // count of functions over 100 lines, the span of each function named (`wire`, `createScheduler`),
 // the largest file of src/, the non-null assertions (`x!`) in src/ and in src/scheduling/, the
 // module-level `let`s of src/ (and those with no comment saying why), the names `mod.ts` exports
-// (values and types), and the JSDoc examples that hold a decorator line (which an editor's hover
-// reads as a tag). Pairs of duplicate lines are the `duplicates` command's.
+// (values and types), the classes with the most mutable fields, and the JSDoc examples that hold a
+// decorator line (which an editor's hover reads as a tag). Pairs of duplicate lines are the
+// `duplicates` command's. With `--json`, the figures as one JSON object instead, for
+// tests/code_shape_test.ts, which holds them to their budgets.
 // `npm test` (tools/test_all.sh) prints these figures once per run, after lint, and goes on
 // whatever they are.
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath as fromFileUrl } from "node:url";
 
 const ROOT = join(dirname(fromFileUrl(import.meta.url)), "..");
-const named = Deno.args;
+const json = Deno.args.includes("--json");
+const named = Deno.args.filter((arg) => arg !== "--json");
+// What --json prints: the figures the budgets hold.
+const shape: Record<string, unknown> = {};
+// Printed as they are measured, unless --json.
+const say = (line: string): void => {
+  if (!json) console.log(line);
+};
 
 interface Diagnostic {
   readonly filename: string;
@@ -57,26 +66,38 @@ try {
   }).sort((a, b) => b.lines - a.lines);
   const inSrc = functions.filter((f) => f.where.startsWith("src/"));
   const inEntries = functions.filter((f) => !f.where.startsWith("src/"));
-  console.log("Longest functions in src/:");
-  for (const f of inSrc.slice(0, 5)) console.log(`  ${f.lines} lines  ${f.name}  ${f.where}`);
-  console.log("Longest functions in the entry modules (*.ts at the root):");
-  for (const f of inEntries.slice(0, 3)) console.log(`  ${f.lines} lines  ${f.name}  ${f.where}`);
+  shape.longestFunctions = inSrc.slice(0, 5);
+  say("Longest functions in src/:");
+  for (const f of inSrc.slice(0, 5)) say(`  ${f.lines} lines  ${f.name}  ${f.where}`);
+  say("Longest functions in the entry modules (*.ts at the root):");
+  for (const f of inEntries.slice(0, 3)) say(`  ${f.lines} lines  ${f.name}  ${f.where}`);
   const long = functions.filter((f) => f.lines > 100);
-  console.log(
+  say(
     `Functions over 100 lines: ${long.length} (src/ ${
       long.filter((f) => f.where.startsWith("src/")).length
     }, entry modules ${long.filter((f) => !f.where.startsWith("src/")).length})`,
   );
   for (const name of named) {
     const found = functions.filter((f) => f.name === name);
-    if (found.length === 0) console.log(`${name}: no such function in src/`);
-    for (const f of found) console.log(`${name}: ${f.lines} lines (${f.where})`);
+    if (found.length === 0) say(`${name}: no such function in src/`);
+    for (const f of found) say(`${name}: ${f.lines} lines (${f.where})`);
   }
   const nonNull = diagnostics.filter((d) =>
     d.code === "measure/non-null" && d.filename.includes("/src/")
   );
   const scheduling = nonNull.filter((d) => d.filename.includes("/src/scheduling/"));
-  console.log(
+  shape.nonNull = nonNull.length;
+  const classes = diagnostics.filter((d) => d.code === "measure/mutable-fields").map((d) => {
+    const [fields, name] = d.message.split(" ");
+    const where = `${relative(ROOT, fromFileUrl(d.filename))}:${d.range.start.line}`;
+    return { fields: Number(fields), name, where };
+  }).filter((c) => c.where.startsWith("src/")).sort((a, b) => b.fields - a.fields);
+  shape.classes = classes;
+  say(
+    "Classes with the most mutable fields: " +
+      classes.slice(0, 3).map((c) => `${c.fields} ${c.name} (${c.where})`).join(", "),
+  );
+  say(
     `Non-null assertions (x!) in src/: ${nonNull.length}, in src/scheduling/: ${scheduling.length}`,
   );
 } finally {
@@ -96,9 +117,8 @@ const values =
   symbols.filter((s) =>
     s.declarations.some((d) => d.kind === "function" || d.kind === "class" || d.kind === "variable")
   ).length;
-console.log(
-  `Names mod.ts exports: ${symbols.length} (${values} values, ${symbols.length - values} types)`,
-);
+shape.modExports = symbols.length;
+say(`Names mod.ts exports: ${symbols.length} (${values} values, ${symbols.length - values} types)`);
 
 // An example is a fenced block inside a JSDoc comment; its decorator lines start, after the
 // comment's `*`, with `@` and a name.
@@ -114,6 +134,7 @@ async function walk(dir: string): Promise<void> {
 }
 await walk(join(ROOT, "src"));
 let largest = { lines: 0, file: "" };
+const fileLines: { lines: number; file: string }[] = [];
 const moduleLets: { where: string; commented: boolean }[] = [];
 for (const file of files) {
   const text = await Deno.readTextFile(file);
@@ -121,6 +142,7 @@ for (const file of files) {
     const lines = text.split("\n");
     const count = text.endsWith("\n") ? lines.length - 1 : lines.length;
     if (count > largest.lines) largest = { lines: count, file: relative(ROOT, file) };
+    fileLines.push({ lines: count, file: relative(ROOT, file) });
     let previous: { line: number; commented: boolean } | undefined;
     lines.forEach((line, i) => {
       if (!/^(export )?let /.test(line)) return;
@@ -140,10 +162,13 @@ for (const file of files) {
     }
   }
 }
-console.log(`JSDoc examples: ${examples}, with a decorator line: ${withDecorator}`);
-console.log(`Largest file in src/: ${largest.lines} lines (${largest.file})`);
+say(`JSDoc examples: ${examples}, with a decorator line: ${withDecorator}`);
+say(`Largest file in src/: ${largest.lines} lines (${largest.file})`);
 const uncommented = moduleLets.filter((l) => !l.commented);
-console.log(
+shape.files = fileLines.sort((a, b) => b.lines - a.lines);
+shape.moduleLets = moduleLets;
+if (json) console.log(JSON.stringify(shape));
+say(
   `Module-level lets in src/: ${moduleLets.length}, with no comment: ${uncommented.length}` +
     uncommented.map((l) => `\n  ${l.where}`).join(""),
 );

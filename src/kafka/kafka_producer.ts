@@ -1,5 +1,6 @@
 // The producer every send goes through, over `@platformatic/kafka`: this module and the
 // listeners' are the only ones that import the package, and only `kafka()` loads them.
+import { Backoff } from "../runtime/backoff.ts";
 import { Buffer } from "node:buffer";
 import {
   compatibilityPartitioner,
@@ -42,6 +43,18 @@ interface Entry {
   readonly at: number;
 }
 
+/** What the tries of a batch learnt, send by send. */
+interface Tally {
+  /** Each send's records written so far, by place. */
+  readonly found: Map<Waiting, RecordMetadata[]>;
+  /** The sends the broker refused, with why. */
+  readonly refused: Map<Waiting, unknown>;
+  /** Entries refused for their numbering: sent again under a new producer id. */
+  readonly renumbered: Entry[];
+  /** The sends to try again one by one. */
+  readonly alone: Waiting[];
+}
+
 /** The key that bounds a send, named by the error a send past it rejects with. */
 export const DELIVERY_TIMEOUT_KEY = "kafka.producer.delivery-timeout";
 
@@ -54,8 +67,8 @@ export class DeliveryTimeoutError extends Error {
 }
 
 // Java's retry.backoff.ms and retry.backoff.max.ms: 100 ms, doubling, up to 1 s.
-const backoff = (_: unknown, __: string, attempt: number): number =>
-  Math.min(100 * 2 ** (Math.min(attempt, 11) - 1), 1000);
+const RETRY_BACKOFF = /* @__PURE__ */ new Backoff({ delay: 100, multiplier: 2, maxDelay: 1000 });
+const backoff = (_: unknown, __: string, attempt: number): number => RETRY_BACKOFF.delayOf(attempt);
 
 // Whether `error` (the client's, however deep) holds a request that timed out.
 function holdsTimeout(error: unknown): boolean {
@@ -297,16 +310,16 @@ export class KafkaProducer implements RecordSender {
     found: Map<Waiting, RecordMetadata[]>,
     refused: Map<Waiting, unknown>,
   ): Promise<Waiting[]> {
-    const alone: Waiting[] = [];
+    // Partitions the broker refused for their numbering (sent under a new producer id, later),
+    // and the sends to try again alone.
+    const tally: Tally = { found, refused, renumbered: [], alone: [] };
+    const { renumbered } = tally;
     let open = entries;
-    // Partitions the broker refused for their numbering: sent under a new producer id, later.
-    let renumbered: Entry[] = [];
     // Some of `open` went with an outcome not known: no new producer id until it is.
     let doubt = false;
     for (let attempt = 1;; attempt++) {
       if (!doubt && renumbered.length > 0) {
-        open = [...open, ...renumbered];
-        renumbered = [];
+        open = [...open, ...renumbered.splice(0)];
         this.#renumber = true;
       }
       if (open.length === 0) break;
@@ -331,40 +344,9 @@ export class KafkaProducer implements RecordSender {
           break;
         }
       }
-      const next: Entry[] = [];
-      let unknown = false;
-      for (const group of byPartition(open)) {
-        const [first] = group;
-        const outcome = outcomes.get(partitionKey(first.record.topic, first.partition)) ??
-          { kind: "unknown" };
-        if (outcome.kind === "written") {
-          // The client numbers this partition's next records as if these were not written.
-          if (!outcome.counted) this.#renumber = true;
-          group.forEach((entry, i) =>
-            place(found, entry, outcome.offset < 0n ? -1n : outcome.offset + BigInt(i))
-          );
-        } else if (outcome.kind === "refused") {
-          // The broker wrote none of it: a send alone fails, several go again one by one.
-          const owners = [...new Set(group.map((entry) => entry.send))];
-          if (owners.length === 1) {
-            const topic = JSON.stringify(first.record.topic);
-            refused.set(
-              first.send,
-              new Error(`send(${topic}): the broker refused the record: ${outcome.reason}`, {
-                cause: failure,
-              }),
-            );
-          } else alone.push(...owners.filter((send) => !alone.includes(send)));
-        } else if (outcome.kind === "renumber") {
-          renumbered.push(...group);
-        } else {
-          next.push(...group);
-          unknown = true;
-        }
-      }
-      open = next;
+      open = this.#sorted(open, outcomes, failure, tally);
       // A try that failed before its request went leaves the doubt as it was.
-      if (handedOn) doubt = unknown;
+      if (handedOn) doubt = open.length > 0;
       const left = [...open, ...renumbered];
       if (left.length === 0) break;
       for (const entry of left) entry.send.failed(failure);
@@ -378,7 +360,47 @@ export class KafkaProducer implements RecordSender {
       this.#producer.clearMetadata();
       await pause(backoff(undefined, "produce", attempt), failure);
     }
-    return alone;
+    return tally.alone;
+  }
+
+  // Sorts the outcome of each partition of `open` into `tally`: written (each record's offset in
+  // `found`), refused (a send alone fails; several go again one by one), refused for its
+  // numbering; answers the entries whose outcome is not known, to try again.
+  #sorted(
+    open: readonly Entry[],
+    outcomes: ReturnType<typeof produceOutcomes>,
+    failure: unknown,
+    { found, refused, renumbered, alone }: Tally,
+  ): Entry[] {
+    const next: Entry[] = [];
+    for (const group of byPartition(open)) {
+      const [first] = group;
+      const outcome = outcomes.get(partitionKey(first.record.topic, first.partition)) ??
+        { kind: "unknown" };
+      if (outcome.kind === "written") {
+        // The client numbers this partition's next records as if these were not written.
+        if (!outcome.counted) this.#renumber = true;
+        group.forEach((entry, i) =>
+          place(found, entry, outcome.offset < 0n ? -1n : outcome.offset + BigInt(i))
+        );
+      } else if (outcome.kind === "refused") {
+        const owners = [...new Set(group.map((entry) => entry.send))];
+        if (owners.length === 1) {
+          const topic = JSON.stringify(first.record.topic);
+          refused.set(
+            first.send,
+            new Error(`send(${topic}): the broker refused the record: ${outcome.reason}`, {
+              cause: failure,
+            }),
+          );
+        } else alone.push(...owners.filter((send) => !alone.includes(send)));
+      } else if (outcome.kind === "renumber") {
+        renumbered.push(...group);
+      } else {
+        next.push(...group);
+      }
+    }
+    return next;
   }
 
   // The partition of each record of `sends`, asking the cluster (again, while it does not answer,

@@ -56,28 +56,7 @@ async function setUp(
   serializer: Serializer,
 ): Promise<FeatureFactory> {
   const kafkaSettings = new KafkaSettings(settings);
-  const { KafkaProducer } = await importOptional(() => import("./kafka_producer.ts"), {
-    packages: [CLIENT_PACKAGE],
-    neededBy: "kafka()",
-    what: "the Kafka client",
-  });
-  const producer = new KafkaProducer(
-    kafkaSettings.client,
-    kafkaSettings.acks,
-    kafkaSettings.retries,
-    kafkaSettings.deliveryTimeoutMs,
-  );
-  // Spans and metrics where the app has OpenTelemetry's API; without it, a send goes straight to
-  // the producer and nothing of the telemetry is loaded.
-  const api = await optionalApi();
-  const telemetry = api === undefined
-    ? undefined
-    : new (await import("./kafka_telemetry.ts")).KafkaTelemetry(
-      api,
-      kafkaSettings.client.clientId,
-      kafkaSettings.client.bootstrapBrokers[0],
-    );
-  const sender = telemetry === undefined ? producer : telemetry.sender(producer);
+  const { producer, telemetry, sender } = await producerParts(kafkaSettings);
   // Loaded only by an app whose transactional sends go through an outbox.
   const outboxes = kafkaSettings.outbox === undefined
     ? undefined
@@ -138,6 +117,32 @@ async function setUp(
       },
     };
   };
+}
+
+// The app's producer, and the sender its sends go through: the producer itself, or, where the app
+// has OpenTelemetry's API, the telemetry's over it (without it, nothing of the telemetry is loaded).
+async function producerParts(kafkaSettings: KafkaSettings) {
+  const { KafkaProducer } = await importOptional(() => import("./kafka_producer.ts"), {
+    packages: [CLIENT_PACKAGE],
+    neededBy: "kafka()",
+    what: "the Kafka client",
+  });
+  const producer = new KafkaProducer(
+    kafkaSettings.client,
+    kafkaSettings.acks,
+    kafkaSettings.retries,
+    kafkaSettings.deliveryTimeoutMs,
+  );
+  const api = await optionalApi();
+  const telemetry = api === undefined
+    ? undefined
+    : new (await import("./kafka_telemetry.ts")).KafkaTelemetry(
+      api,
+      kafkaSettings.client.clientId,
+      kafkaSettings.client.bootstrapBrokers[0],
+    );
+  const sender = telemetry === undefined ? producer : telemetry.sender(producer);
+  return { producer, telemetry, sender };
 }
 
 /** What the listeners of the app take, but the client's module. */

@@ -390,24 +390,7 @@ async function serveOnNode(
     await serveOtherUpgrades(s);
   }
   refuseOnNode(s, refuse);
-  // Node 20 counts a connection on which no request came yet as busy: close() and
-  // closeIdleConnections() leave it open, and a request sent on it once the drain started was
-  // answered, where an idle connection must close unanswered (Node 22 on closes it itself).
-  const unused = new Set<import("node:net").Socket>();
-  s.on("connection", (socket: import("node:net").Socket) => {
-    unused.add(socket);
-    socket.once("close", () => unused.delete(socket));
-  });
-  s.on("request", (request: import("node:http").IncomingMessage) => unused.delete(request.socket));
-  // Not told by an `upgrade` listener of its own: the adapter answers a refused WebSocket upgrade
-  // only while it has the only one. An upgraded connection has no HTTP parser any more (Node
-  // frees it): the socket's now, not an idle connection's.
-  const closeIdle = () => {
-    s.closeIdleConnections();
-    for (const socket of unused) {
-      if ((socket as { parser?: unknown }).parser != null) socket.destroy();
-    }
-  };
+  const closeIdle = idleCloser(s);
   await new Promise<void>((resolve, reject) => {
     s.once("listening", () => resolve());
     s.once("error", (error) => reject(error));
@@ -432,6 +415,28 @@ async function serveOnNode(
     cut: () => s.closeAllConnections(),
   };
   return server(hostname, bound, stop, inFlight, options);
+}
+
+// What closes the server's idle connections. Node 20 counts a connection on which no request came
+// yet as busy: close() and closeIdleConnections() leave it open, and a request sent on it once the
+// drain started was answered, where an idle connection must close unanswered (Node 22 on closes
+// it itself).
+function idleCloser(s: import("node:http").Server): () => void {
+  const unused = new Set<import("node:net").Socket>();
+  s.on("connection", (socket: import("node:net").Socket) => {
+    unused.add(socket);
+    socket.once("close", () => unused.delete(socket));
+  });
+  s.on("request", (request: import("node:http").IncomingMessage) => unused.delete(request.socket));
+  // Not told by an `upgrade` listener of its own: the adapter answers a refused WebSocket upgrade
+  // only while it has the only one. An upgraded connection has no HTTP parser any more (Node
+  // frees it): the socket's now, not an idle connection's.
+  return () => {
+    s.closeIdleConnections();
+    for (const socket of unused) {
+      if ((socket as { parser?: unknown }).parser != null) socket.destroy();
+    }
+  };
 }
 
 // Node's server with the upgrades of `upgradeWebSocket` wired to a `ws` server, as

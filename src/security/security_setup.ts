@@ -75,18 +75,7 @@ async function setUp(
   const jwt = jwtSettings(settings);
   const keys = apiKeySettings(settings);
   const permitAllWhere = settings.where("security.permit-all");
-  const permitAll = settings.get("security.permit-all");
-  for (const pattern of permitAll) {
-    // A `*` but the final `/**`, or a final `/`, would match no route: what it means to open
-    // would stay guarded, unsaid.
-    const path = pattern.endsWith("/**") ? pattern.slice(0, -3) : pattern;
-    if (!pattern.startsWith("/") || path.includes("*") || (path.length > 1 && path.endsWith("/"))) {
-      throw new ConfigError(
-        `${permitAllWhere}: ${shownValue(pattern)} is not a route's path: give routes' paths as ` +
-          "they are written (/orders/{id}), or a path and /** for every route under it (/public/**)",
-      );
-    }
-  }
+  const permitAll = checkPermitAll(settings.get("security.permit-all"), permitAllWhere);
   const bearer = jwt === undefined ? undefined : {
     jwt,
     verifier: await JwtVerifier.create(jwt, {
@@ -157,6 +146,21 @@ async function setUp(
     // Both: the host's for openApi() folded after, the internals' for openApiDocument(app).
     return { guard, documentedGuard: documented, internals: { documentedGuard: documented } };
   };
+}
+
+// `security.permit-all`, each a route's path (or a path and `/**`): a `*` but the final `/**`, or a
+// final `/`, would match no route, and what it means to open would stay guarded, unsaid.
+function checkPermitAll<T extends readonly string[]>(permitAll: T, where: string): T {
+  for (const pattern of permitAll) {
+    const path = pattern.endsWith("/**") ? pattern.slice(0, -3) : pattern;
+    if (!pattern.startsWith("/") || path.includes("*") || (path.length > 1 && path.endsWith("/"))) {
+      throw new ConfigError(
+        `${where}: ${shownValue(pattern)} is not a route's path: give routes' paths as ` +
+          "they are written (/orders/{id}), or a path and /** for every route under it (/public/**)",
+      );
+    }
+  }
+  return permitAll;
 }
 
 /**

@@ -9,25 +9,48 @@ export type Outcome = "done" | "abandoned";
 /** Runs a lane's records: one at a time, or, for a batch listener, what is queued. */
 export type LaneWork = (records: readonly KafkaRecord[], lane: PartitionLane) => Promise<Outcome>;
 
+// Fetched records, not started yet, in offset order.
+class RecordQueue {
+  // Taken from `#head` on: a shift per record would copy the queue each time.
+  #records: KafkaRecord[] = [];
+  #head = 0;
+
+  get size(): number {
+    return this.#records.length - this.#head;
+  }
+
+  push(records: readonly KafkaRecord[]): void {
+    if (this.#head > 0 && this.#head * 2 >= this.#records.length) {
+      this.#records = this.#records.slice(this.#head);
+      this.#head = 0;
+    }
+    for (const record of records) this.#records.push(record);
+  }
+
+  // The next `n` records at most, taken off the queue.
+  take(n: number): KafkaRecord[] {
+    const records = this.#records.slice(this.#head, this.#head + n);
+    this.#head += records.length;
+    return records;
+  }
+
+  clear(): void {
+    this.#records = [];
+    this.#head = 0;
+  }
+}
+
 /** One partition's queue and progress on one member, for one generation of the group. */
 export class PartitionLane {
   readonly topic: string;
   readonly partition: number;
-  /** The next offset to fetch; `undefined` until the group's committed offset is known. */
-  position: bigint | undefined;
-  /** The offset to commit: after the last record finished. */
-  done: bigint | undefined;
-  /** The offset last committed. */
-  committed: bigint | undefined;
-  /** The record (or first of a batch) running, for the log lines of a stop. */
-  running: KafkaRecord | undefined;
-  /** Set once the lane stops taking records (a rebalance, the close). */
-  stopped = false;
-  /** Set once the partition is no longer the member's: nothing it finishes is committed. */
-  revoked = false;
-  // Taken from `#head` on: a shift per record would copy the queue each time.
-  #queue: KafkaRecord[] = [];
-  #head = 0;
+  #position: bigint | undefined;
+  #done: bigint | undefined;
+  #committed: bigint | undefined;
+  #running: KafkaRecord | undefined;
+  #stopped = false;
+  #revoked = false;
+  readonly #queue = new RecordQueue();
   readonly #work: LaneWork;
   readonly #batch: number;
   readonly #finished: () => void;
@@ -54,33 +77,73 @@ export class PartitionLane {
     this.#lowWater = lowWater;
   }
 
+  /** The next offset to fetch; `undefined` until the group's committed offset is known. */
+  get position(): bigint | undefined {
+    return this.#position;
+  }
+
+  /** The offset to commit: after the last record finished. */
+  get done(): bigint | undefined {
+    return this.#done;
+  }
+
+  /** The offset last committed. */
+  get committed(): bigint | undefined {
+    return this.#committed;
+  }
+
+  /** The record (or first of a batch) running, for the log lines of a stop. */
+  get running(): KafkaRecord | undefined {
+    return this.#running;
+  }
+
+  /** Whether the lane stopped taking records (a rebalance, the close). */
+  get stopped(): boolean {
+    return this.#stopped;
+  }
+
+  /** Whether the partition is no longer the member's: nothing it finishes is committed. */
+  get revoked(): boolean {
+    return this.#revoked;
+  }
+
+  /** Fetches go on from `offset`; `undefined`: from the committed offset, looked up again. */
+  fetchFrom(offset: bigint | undefined): void {
+    this.#position = offset;
+  }
+
+  /** The group holds `offset` as committed (an older one than the last known changes nothing). */
+  committedAt(offset: bigint): void {
+    if (this.#committed === undefined || offset > this.#committed) this.#committed = offset;
+  }
+
+  /** The partition is no longer the member's. */
+  revoke(): void {
+    this.#revoked = true;
+  }
+
   /** Records fetched, not yet started. */
   get queued(): number {
-    return this.#queue.length - this.#head;
+    return this.#queue.size;
   }
 
   /** Queues fetched records (in offset order) and starts them when the lane is idle. */
   push(records: readonly KafkaRecord[]): void {
-    if (this.stopped) return;
-    if (this.#head > 0 && this.#head * 2 >= this.#queue.length) {
-      this.#queue = this.#queue.slice(this.#head);
-      this.#head = 0;
-    }
-    for (const record of records) this.#queue.push(record);
+    if (this.#stopped) return;
+    this.#queue.push(records);
     this.#pump ??= this.#run();
   }
 
   /** Stops taking records: the queue is dropped, a wait between attempts ends at once. */
   stop(): void {
-    this.stopped = true;
-    this.#queue = [];
-    this.#head = 0;
+    this.#stopped = true;
+    this.#queue.clear();
     for (const listener of this.#stopListeners) listener();
   }
 
   /** Calls `listener` when the lane stops; returns what removes it. */
   onStop(listener: () => void): () => void {
-    if (this.stopped) {
+    if (this.#stopped) {
       listener();
       return () => {};
     }
@@ -95,22 +158,21 @@ export class PartitionLane {
 
   async #run(): Promise<void> {
     try {
-      while (!this.stopped && this.queued > 0) {
-        const records = this.#queue.slice(this.#head, this.#head + this.#batch);
-        this.#head += records.length;
+      while (!this.#stopped && this.queued > 0) {
+        const records = this.#queue.take(this.#batch);
         // Room again: the fetches for this partition go on while these run.
         if (this.queued <= this.#lowWater) this.#drained();
-        this.running = records[0];
+        this.#running = records[0];
         const outcome = await this.#work(records, this);
-        this.running = undefined;
+        this.#running = undefined;
         if (outcome === "abandoned") return;
-        if (!this.revoked) {
-          this.done = records[records.length - 1].offset + 1n;
+        if (!this.#revoked) {
+          this.#done = records[records.length - 1].offset + 1n;
           this.#finished();
         }
       }
     } finally {
-      this.running = undefined;
+      this.#running = undefined;
       this.#pump = undefined;
       this.#drained();
     }
