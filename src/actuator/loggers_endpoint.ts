@@ -1,6 +1,7 @@
 // The `loggers` endpoint: the levels of the app's loggers in Spring Boot's shapes, read and set
 // through the app's `LoggingSystem` bean.
 import { ConfigError } from "../config/config_error.ts";
+import { unicodeEscape } from "../config/application_config.ts";
 import { endpointRoute } from "./endpoint_route.ts";
 import { HttpRequest } from "../http/http_request.ts";
 import {
@@ -64,12 +65,10 @@ const UNSAFE_NAME =
   // deno-lint-ignore no-control-regex
   /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
-const escape = (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`;
-
 function answer(status: number, body?: object): Response {
   return body === undefined
     ? new Response(null, { status, headers: { "cache-control": "no-store" } })
-    : new Response(JSON.stringify(body).replace(UNSAFE_IN_JSON, escape), {
+    : new Response(JSON.stringify(body).replace(UNSAFE_IN_JSON, unicodeEscape), {
       status,
       headers: { "content-type": "application/json", "cache-control": "no-store" },
     });

@@ -317,12 +317,13 @@ const UNPRINTABLE =
   // deno-lint-ignore no-control-regex
   /[\u0000-\u001f\u007f-\u009f\u2028\u2029]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
+/** A character as JSON escapes it, `\uXXXX`: what every escaping of a log line writes. */
+export const unicodeEscape = (c: string): string =>
+  `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`;
+
 /** A text with what could break its line written as `\uXXXX`, for a message or a log line. */
 export function printable(text: string): string {
-  return text.replace(
-    UNPRINTABLE,
-    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
-  );
+  return text.replace(UNPRINTABLE, unicodeEscape);
 }
 
 /**

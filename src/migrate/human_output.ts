@@ -9,6 +9,7 @@ import type {
   RunReport,
 } from "./run_report.ts";
 import { compareVersions, versionedName } from "./plan/migration_name.ts";
+import { unicodeEscape } from "../config/application_config.ts";
 
 const LABEL: Record<FileAction, string> = {
   apply: "apply",
@@ -101,7 +102,7 @@ const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u20
  * the runner never wrote.
  */
 function printable(text: string): string {
-  return text.replace(CONTROL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return text.replace(CONTROL, unicodeEscape);
 }
 
 // To the minute, in UTC as recorded: the report has the exact time.

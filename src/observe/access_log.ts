@@ -1,6 +1,7 @@
 // The access log (`logging.access.enabled`, with the logging feature): one entry per request, and
 // one per event stream or WebSocket at its end. Only `@thaw/thaw/logging` imports it: an app
 // without that feature does not carry it.
+import { unicodeEscape } from "../config/application_config.ts";
 import { knownBodyLength, recordBodyLengths } from "../http/body_length.ts";
 import { type RequestObserver, responseBytes } from "./request_observer.ts";
 import type { StreamKind, StreamLog } from "./open_streams.ts";
@@ -47,10 +48,7 @@ const UNSAFE = /[\u007f-\u009f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069
  * forwarded address) escaped so that it can neither end the line nor forge another.
  */
 export function accessLogLine(entry: AccessLogEntry): string {
-  return JSON.stringify(entry).replace(
-    UNSAFE,
-    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
-  );
+  return JSON.stringify(entry).replace(UNSAFE, unicodeEscape);
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { Logger } from "../web/error_responder.ts";
+import { unicodeEscape } from "../config/application_config.ts";
 
 // What Thaw hands a logger must not be able to break the log's lines. A client's text reaches an
 // error message through more doors than Thaw's own messages: the runtimes quote an invalid header
@@ -22,9 +23,7 @@ const MAX_DEPTH = 8;
 
 /** A text with every character that could break or hide a log line written as `\uXXXX`. */
 export function loggableText(text: string): string {
-  return UNSAFE.test(text)
-    ? text.replace(UNSAFE_ALL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
-    : text;
+  return UNSAFE.test(text) ? text.replace(UNSAFE_ALL, unicodeEscape) : text;
 }
 
 /**

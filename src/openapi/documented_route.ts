@@ -7,6 +7,8 @@ export interface DocumentedRoute {
   readonly httpMethod: MappedMethod;
   /** The declared path, prefix included: `/users/{id}`. */
   readonly path: string;
+  /** The path less its variables' regexes (`/items/{id}` for `/items/{id:\d+}`); absent: `path`. */
+  readonly template?: string;
   /** Its variables, in order. */
   readonly variables: readonly string[];
   /** The controller method; routes the framework serves itself have none. */

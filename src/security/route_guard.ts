@@ -13,11 +13,8 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { DefinitionError } from "../context/errors.ts";
 import type { CompiledRoute, FallbackAnswer, RouteGuard } from "../web/compile.ts";
-import { REFUSED_PATHS } from "../web/request_path.ts";
-import { IMPLEMENTED_METHODS, routeTable } from "../web/route_table.ts";
 import type { Logger } from "../web/error_responder.ts";
-import { routeTemplate } from "../web/declared_route.ts";
-import { earlyAnswer } from "../web/middleware.ts";
+import type { GuardHost } from "../web/guard_host.ts";
 import { authoritiesOf } from "./authorities.ts";
 import type { ApiKeyAuthenticator } from "./api_keys.ts";
 import type { BasicAuthenticator } from "./basic_authenticator.ts";
@@ -63,10 +60,10 @@ export interface GuardParts {
  */
 export function routeGuard(parts: GuardParts): RouteGuard {
   const routes: CompiledRoute[] = [];
-  const forRoute = (route: CompiledRoute): MiddlewareHandler => {
+  const forRoute = (route: CompiledRoute, host: GuardHost): MiddlewareHandler => {
     routes.push(route);
-    if (!openRoute(route, route.pattern.source, parts.permitAll)) {
-      return guard(route.label, parts, undefined);
+    if (!openRoute(route, route.pattern, parts.permitAll)) {
+      return guard(route.label, parts, host, undefined);
     }
     if (route.method?.binders.some(isPrincipal)) {
       throw new DefinitionError(
@@ -74,7 +71,7 @@ export function routeGuard(parts: GuardParts): RouteGuard {
           `${parts.permitAllWhere}): there is no caller to bind`,
       );
     }
-    return guard(route.label, parts, ANYONE);
+    return guard(route.label, parts, host, ANYONE);
   };
   return Object.assign(forRoute, { fallback: fallbackGuard(parts, routes) });
 }
@@ -90,29 +87,35 @@ export function routeGuard(parts: GuardParts): RouteGuard {
 function fallbackGuard(
   parts: GuardParts,
   routes: readonly CompiledRoute[],
-): (answer: FallbackAnswer) => FallbackAnswer {
+): (answer: FallbackAnswer, host: GuardHost) => FallbackAnswer {
   const { permitAll } = parts;
-  return (answer) => {
+  return (answer, host) => {
     // Made with the app, once every route has had its guard. A `{name}` of the list takes any
     // segment, where the router may match a route the list does not open (`/orders/mine` for
     // `/orders/{id}`, `/items/abc` for `/items/{id:\d+}`): the path of a request no route takes
     // is opened only where its answer (404, or the `Allow` of 405 and `OPTIONS`, which the route
     // table alone decides) is the one the listed routes alone would give.
-    const open = routes.filter((route) => listedPath(route.pattern.source, permitAll));
-    const all = routeTable(routes);
-    const listed = open.length === routes.length ? all : routeTable(open);
-    const gate = guard("a request no route takes", parts, (c) => {
+    const open = routes.filter((route) => listedPath(route.pattern, permitAll));
+    const all = host.routeTable(routes);
+    const listed = open.length === routes.length ? all : host.routeTable(open);
+    const gate = guard("a request no route takes", parts, host, (c) => {
       const path = c.req.path;
       return permitAll.some((pattern) => permitsPath(pattern, path)) &&
         (listed === all || all.allowed(path) === listed.allowed(path));
     });
-    return fallbackAnswer(answer, gate);
+    return fallbackAnswer(answer, gate, host);
   };
 }
 
-function fallbackAnswer(answer: FallbackAnswer, gate: MiddlewareHandler): FallbackAnswer {
+function fallbackAnswer(
+  answer: FallbackAnswer,
+  gate: MiddlewareHandler,
+  host: GuardHost,
+): FallbackAnswer {
   return async (c) => {
-    if (!IMPLEMENTED_METHODS.has(c.req.method) || REFUSED_PATHS.has(c.req.path)) return answer(c);
+    if (!host.implementedMethods.has(c.req.method) || host.refusedPaths.has(c.req.path)) {
+      return answer(c);
+    }
     let served: Response | undefined;
     const refused = await gate(c, async () => {
       served = await answer(c);
@@ -150,15 +153,20 @@ export function permitsPath(pattern: string, path: string): boolean {
   return want.length === have.length;
 }
 
+/** A route's path as declared (`source`) and as its template (`/items/{id}` for `/items/{id:\d+}`). */
+export interface RoutePath {
+  readonly source: string;
+  readonly template: string;
+}
+
 /**
  * Whether any caller may reach a route: the actuator's health, `@PermitAll()`, or its path in
- * `permitAll`, as declared (`source`) or as its template (`/items/{id}` for `/items/{id:\d+}`);
- * never one whose method `@Secured` or `@PreAuthorize` checks. The guard and the document ask,
- * so that they agree.
+ * `permitAll`, as declared or as its template; never one whose method `@Secured` or
+ * `@PreAuthorize` checks. The guard and the document ask, so that they agree.
  */
 export function openRoute(
   route: Pick<CompiledRoute, "access" | "method">,
-  source: string,
+  path: RoutePath,
   permitAll: readonly string[],
 ): boolean {
   if (route.access === "public") return true;
@@ -168,12 +176,12 @@ export function openRoute(
     if (methodSecured(method.type, method.methodName)) return false;
     if (permitted(method.type, method.methodName)) return true;
   }
-  return listedPath(source, permitAll);
+  return listedPath(path, permitAll);
 }
 
-// Whether `permitAll` opens the route declared `source` by its path.
-function listedPath(source: string, permitAll: readonly string[]): boolean {
-  const paths = [source, routeTemplate(source)];
+// Whether `permitAll` opens the route by its path.
+function listedPath({ source, template }: RoutePath, permitAll: readonly string[]): boolean {
+  const paths = [source, template];
   return permitAll.some((pattern) =>
     pattern.endsWith("/**")
       ? paths.some((path) => under(path, pattern.slice(0, -3)))
@@ -200,6 +208,7 @@ const ANYONE = (): boolean => true;
 function guard(
   label: string,
   parts: GuardParts,
+  { earlyAnswer }: GuardHost,
   opens: ((c: Context) => boolean) | undefined,
 ): MiddlewareHandler {
   const { bearer, basic, apiKeys, logger, challenges } = parts;

@@ -79,7 +79,9 @@ export function documentedGuard(
 ): DocumentedGuard {
   const securitySchemes = Object.fromEntries(schemes.map((s) => [s.name, s.scheme]));
   return (route) => {
-    if (openRoute(route, route.path, permitAll)) {
+    if (
+      openRoute(route, { source: route.path, template: route.template ?? route.path }, permitAll)
+    ) {
       // `{}` first: no credentials will do. A client that has some sends them, and the route
       // runs as their caller (Swagger UI sends what "Authorize" was given).
       const security = [{}, ...schemes.map(({ name }) => ({ [name]: [] }))];

@@ -1,4 +1,5 @@
 import { type Context, Hono, type MiddlewareHandler, type Next } from "hono";
+import { GUARD_HOST, type GuardHost } from "./guard_host.ts";
 import { awaitedForm } from "../context/awaited_form.ts";
 import type { Class } from "../context/class.ts";
 import { controllerRecordChain, type MiddlewareEntry, type RouteRecord } from "./route_record.ts";
@@ -299,10 +300,13 @@ export async function compileRoutes(
 /**
  * The handler that runs first for a route, or none: made once per route as the app is built;
  * `fallback`, when given, wraps the answer of a request no route takes (404, 405, `OPTIONS`).
+ * Both are handed the host through which a guard reads the routes and answers early.
  */
-export type RouteGuard = ((route: CompiledRoute) => MiddlewareHandler | undefined) & {
-  readonly fallback?: (answer: FallbackAnswer) => FallbackAnswer;
-};
+export type RouteGuard =
+  & ((route: CompiledRoute, host: GuardHost) => MiddlewareHandler | undefined)
+  & {
+    readonly fallback?: (answer: FallbackAnswer, host: GuardHost) => FallbackAnswer;
+  };
 
 /** The answer of a request no route takes. */
 export type FallbackAnswer = (c: Context) => Response | Promise<Response>;
@@ -364,13 +368,19 @@ export function buildApp(
   }
   if (global) hono.use("*", ...globalMiddleware);
   for (const route of table.routes) {
-    const handlers = routeHandlers(route, options.guard?.(route), global, options.marks, originals);
+    const handlers = routeHandlers(
+      route,
+      options.guard?.(route, GUARD_HOST),
+      global,
+      options.marks,
+      originals,
+    );
     if (timeout !== undefined) { for (const h of handlers) templates.set(h, route.pattern.source); }
     hono.on(route.httpMethod, route.pattern.honoPath, ...handlers);
   }
   let notFound = notFoundAnswer(table, errors, options.maxBodySize);
   if (global) notFound = adoptAnswer(notFound);
-  hono.notFound(options.guard?.fallback?.(notFound) ?? notFound);
+  hono.notFound(options.guard?.fallback?.(notFound, GUARD_HOST) ?? notFound);
   // Thaw's handlers and middleware catch their own errors; this serves what is mounted by hand.
   hono.onError((error, c) => errors(error, c));
   return hono;

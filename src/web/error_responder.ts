@@ -1,4 +1,5 @@
 import { awaitedForm } from "../context/awaited_form.ts";
+import { printable } from "../config/application_config.ts";
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { withKnownBody } from "../http/body_length.ts";
@@ -158,9 +159,5 @@ export function createErrorResponder(
 // a line break or terminal escape in it would forge or hide log lines. Those are escaped as
 // JSON escapes them, and a long path is cut.
 function loggable(text: string): string {
-  const clipped = text.length > 200 ? `${text.slice(0, 200)}...` : text;
-  return clipped.replace(
-    /[\p{Cc}\u2028\u2029]/gu,
-    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
-  );
+  return printable(text.length > 200 ? `${text.slice(0, 200)}...` : text);
 }

@@ -107,6 +107,27 @@ describe("layer check", () => {
     ]);
   });
 
+  it("lets src/security import the seams src/web hands it, and no other module of src/web", async () => {
+    const root = await tree({
+      "src/web/guard_host.ts": "export type GuardHost = { earlyAnswer(): void };\n",
+      "src/web/route_table.ts": "export const routeTable = 1;\n",
+      "src/security/route_guard.ts": [
+        'import type { GuardHost } from "../web/guard_host.ts";',
+        'import { routeTable } from "../web/route_table.ts";',
+        "export const g = (host: GuardHost) => [host, routeTable];",
+      ].join("\n"),
+    });
+    const found = layerViolations(root, checkedFiles(root))
+      .map(({ file, line, target }) => ({ file, line, target }));
+    assert.deepEqual(found, [
+      { file: "src/security/route_guard.ts", line: 2, target: "src/web/route_table.ts" },
+    ]);
+    assert.match(
+      ruleOf("src/security"),
+      /src\/security imports nothing of src\/web but src\/web\/guard_host\.ts/,
+    );
+  });
+
   it("says each violation as file:line, what it imports and the rule", async () => {
     const root = await tree({
       "src/web/w.ts": "export const w = 1;\n",
