@@ -300,10 +300,11 @@ export class SqlClient {
    * ```
    */
   withTimeout(timeout: number | string): SqlClient {
+    // Sent to the database, not a timer of the process: its own range decides past 2^31 - 1.
     const ms = readDuration(
       timeout,
       `datasource "${this.name}": withTimeout(timeout)`,
-      { min: 1 },
+      { min: 1, max: Number.MAX_SAFE_INTEGER },
       RangeError,
     );
     if (!this.#dialect.stopsStatements) {

@@ -55,7 +55,7 @@ describe("query timeout: settings", () => {
     const open = testPools();
     const { pool } = await open(KINDS.includes("postgres") ? "postgres" : "sqlite");
     const sql = new SqlClient(pool);
-    for (const bad of [0, -1, Number.NaN, Number.POSITIVE_INFINITY, "5 seconds", 2 ** 31]) {
+    for (const bad of [0, -1, Number.NaN, Number.POSITIVE_INFINITY, "5 seconds", 1.5]) {
       assert.throws(
         () => sql.withTimeout(bad),
         (error: Error) =>
