@@ -84,3 +84,54 @@ describe("every options argument is checked by checkOptionsObject", () => {
     assert.deepEqual(found.sort(), Object.keys(OWN_CHECKS).sort());
   });
 });
+
+describe("a refused value, shown", () => {
+  // What String() cannot write (a null-prototype object throws), and what it writes raw (a line
+  // break, a terminal sequence): a refusal shows each on one printable line, naming its place.
+  const HOSTILE: readonly unknown[] = [Object.create(null), "a\nb\u001b[2J", { toString: 1 }];
+
+  it("names the option and shows the value on one printable line", async () => {
+    const { ConcurrencyLimit, Async } = await import("../tasks.ts");
+    const { ResponseStatus } = await import("../mod.ts");
+    const { KafkaListener } = await import("../kafka.ts");
+    const sites: [string, (value: never) => unknown][] = [
+      ["@ConcurrencyLimit(n)", (n) => ConcurrencyLimit(n)],
+      ["@Async(executor)", (executor) => Async(executor)],
+      ["@ResponseStatus", (status) => ResponseStatus(status)],
+      [
+        "attempts counts deliveries",
+        (attempts) => KafkaListener({ topics: "a", retry: { attempts } }),
+      ],
+      [
+        "concurrency is a whole number",
+        (concurrency) => KafkaListener({ topics: "a", concurrency }),
+      ],
+    ];
+    for (const [place, call] of sites) {
+      for (const value of HOSTILE) {
+        // Any text names an executor here: bootstrap refuses one it does not know.
+        if (place === "@Async(executor)" && typeof value === "string") continue;
+        assert.throws(() => call(value as never), (error: Error) => {
+          assert.equal(error.name, "TypeError", `${place}: ${error.message}`);
+          assert.ok(error.message.includes(place), error.message);
+          // deno-lint-ignore no-control-regex
+          assert.doesNotMatch(error.message, /[\u0000-\u001f]/);
+          return true;
+        });
+      }
+    }
+  });
+
+  it("finds no String() of a refused value in a message of src/", async () => {
+    const { readdir, readFile } = await import("node:fs/promises");
+    const found: string[] = [];
+    for (const entry of await readdir("src", { recursive: true })) {
+      const path = `src/${String(entry).replaceAll("\\", "/")}`;
+      if (!path.endsWith(".ts")) continue;
+      if (/got \$\{\s*(?:JSON\.stringify\()?String\(/.test(await readFile(path, "utf8"))) {
+        found.push(path);
+      }
+    }
+    assert.deepEqual(found, []);
+  });
+});

@@ -1,7 +1,7 @@
 // The `loggers` endpoint: the levels of the app's loggers in Spring Boot's shapes, read and set
 // through the app's `LoggingSystem` bean.
 import { ConfigError } from "../config/config_error.ts";
-import { unicodeEscape } from "../config/application_config.ts";
+import { unicodeEscape } from "../shown_value.ts";
 import { endpointRoute } from "./endpoint_route.ts";
 import { HttpRequest } from "../http/http_request.ts";
 import {

@@ -17,6 +17,7 @@ import type { BroadcastTransport } from "./broadcast_transport.ts";
 import { MemoryTransport } from "./memory_transport.ts";
 import { broadcastSettings } from "./broadcast_settings.ts";
 import { transportOf } from "./transport_of.ts";
+import { shownValue } from "../shown_value.ts";
 
 /** `thaw.broadcast.max-buffered` when the configuration leaves it out: 1 MiB. */
 export const DEFAULT_MAX_BUFFERED = 1_048_576;
@@ -427,7 +428,7 @@ class SocketSubscriber implements Subscriber {
 function checkBound(value: unknown, name: string): number {
   if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 1) {
     throw new TypeError(
-      `${WHO}: ${name} must be a whole number of bytes above 0, got ${String(value)}`,
+      `${WHO}: ${name} must be a whole number of bytes above 0, got ${shownValue(value)}`,
     );
   }
   return value;

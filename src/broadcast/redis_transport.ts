@@ -3,7 +3,7 @@
 // and PUBLISHes on another. Redis delivers to every subscribed connection, the publisher's own
 // included, in the order it took the PUBLISHes; a message sent while a replica is disconnected
 // is lost for it (pub/sub keeps nothing), as a live feed allows.
-import { Backoff } from "../runtime/backoff.ts";
+import { REDIS_RECONNECT } from "../runtime/redis_reconnect.ts";
 import { Buffer } from "node:buffer";
 import { maskUrl } from "../config/secrets_mask.ts";
 import { importOptional } from "../runtime/optional_module.ts";
@@ -25,13 +25,6 @@ interface RedisClient {
   destroy(): void;
 }
 
-/** The wait before each attempt to reconnect: 50 ms, doubling, at most 2 s, give or take. */
-const RECONNECT = /* @__PURE__ */ new Backoff({
-  delay: 50,
-  multiplier: 2,
-  maxDelay: 2000,
-  jitter: 25,
-});
 const STRICT_UTF8 = /* @__PURE__ */ new TextDecoder("utf-8", { fatal: true });
 
 /** Where the Redis transport connects, and on which Redis channel its messages go. */
@@ -66,7 +59,7 @@ export class RedisTransport implements BroadcastTransport {
     // retrying for ever; from then on node-redis reconnects, and subscribes again, by itself.
     let connected = false;
     const reconnectStrategy = (retries: number, cause: Error): number | Error =>
-      connected ? RECONNECT.delayOf(retries + 1) : cause;
+      connected ? REDIS_RECONNECT.delayOf(retries + 1) : cause;
     const publisher = create({
       url: this.#settings.url,
       RESP: 2,

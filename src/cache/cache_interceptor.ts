@@ -1,7 +1,7 @@
 import type { BeanProvider, ContextLogger } from "../context/class_record.ts";
 import type { MethodInterceptor, MethodInvocation } from "../context/interceptors.ts";
 import { messageOf } from "../context/message_of.ts";
-import { printable } from "../config/application_config.ts";
+import { printable } from "../shown_value.ts";
 import { type Cache, CacheManager } from "./cache_manager.ts";
 import { argumentsKey, cacheKey } from "./cache_key.ts";
 import { type CacheOperation, cacheOperations } from "./cache_operation.ts";

@@ -2,7 +2,7 @@
 // any that are not. JSON where the value is JSON data, so a key reads as the arguments; what JSON
 // cannot tell apart gets a form JSON never writes (`12n`, `undefined`, `Date(...)`, `new X{...}`,
 // `(1,2)` for several arguments).
-import { printable } from "../config/application_config.ts";
+import { printable } from "../shown_value.ts";
 
 /**
  * The cache key of a value (`@Cacheable`'s arguments, or what its `key` option returned): two

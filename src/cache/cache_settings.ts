@@ -1,4 +1,5 @@
-import { configValue, shownValue } from "../config/application_config.ts";
+import { configValue } from "../config/application_config.ts";
+import { shownValue } from "../shown_value.ts";
 import type { ConfigValues } from "../config/config_values.ts";
 import { ConfigError } from "../config/config_error.ts";
 import { durationKey, MAX_DURATION_MS } from "../config/duration.ts";

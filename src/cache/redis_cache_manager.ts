@@ -1,5 +1,5 @@
 import { Buffer } from "node:buffer";
-import { Backoff } from "../runtime/backoff.ts";
+import { REDIS_RECONNECT } from "../runtime/redis_reconnect.ts";
 import { maskUrl } from "../config/secrets_mask.ts";
 import { HEALTH_CONTRIBUTION, type HealthContribution } from "../actuator/health_contribution.ts";
 import { PostConstruct, PreDestroy } from "../context/lifecycle.ts";
@@ -56,13 +56,6 @@ const DEFAULT_PREFIX = "thaw:cache:";
 const DEFAULT_TIMEOUT_MS = 1000;
 /** How many keys one `SCAN` of `clear()` asks for, and so at most how many one `UNLINK` removes. */
 const SCAN_COUNT = 500;
-/** The wait before each attempt to reconnect: 50 ms, doubling, at most 2 s, give or take. */
-const RECONNECT = /* @__PURE__ */ new Backoff({
-  delay: 50,
-  multiplier: 2,
-  maxDelay: 2000,
-  jitter: 25,
-});
 /** A connection with no traffic at all for this long is dropped: pings keep a sound one busy. */
 const PING_INTERVAL_MS = 5000;
 const SILENT_SOCKET_MS = 15_000;
@@ -412,7 +405,7 @@ export class RedisCacheManager extends CacheManager {
       maintNotifications: "disabled",
       socket: {
         socketTimeout: SILENT_SOCKET_MS,
-        reconnectStrategy: (retries: number) => RECONNECT.delayOf(retries + 1),
+        reconnectStrategy: (retries: number) => REDIS_RECONNECT.delayOf(retries + 1),
       },
     });
     const current = () => this.#own?.client === client;

@@ -5,6 +5,7 @@ import type { ConfigValues } from "./config_values.ts";
 
 import { keyAndParents } from "./key_line.ts";
 import { keyDeclarations, MOVED_KEYS } from "./thaw_keys.ts";
+import { printable } from "../shown_value.ts";
 
 /** A configuration file as `loadConfig` read it, with where each key came from. */
 export interface LoadedConfig {
@@ -309,33 +310,6 @@ export function placeholderVariables(
     if (!origins.get(key)?.startsWith("environment variable ")) out.set(key, names);
   }
   return out;
-}
-
-// Control characters, line and paragraph separators and lone surrogates: what would let a key
-// forge a line of its own, or a terminal sequence, in a message or a log.
-const UNPRINTABLE =
-  // deno-lint-ignore no-control-regex
-  /[\u0000-\u001f\u007f-\u009f\u2028\u2029]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
-
-/** A character as JSON escapes it, `\uXXXX`: what every escaping of a log line writes. */
-export const unicodeEscape = (c: string): string =>
-  `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`;
-
-/** A text with what could break its line written as `\uXXXX`, for a message or a log line. */
-export function printable(text: string): string {
-  return text.replace(UNPRINTABLE, unicodeEscape);
-}
-
-/**
- * A configured value as an error message quotes it: its JSON, made {@linkcode printable}; its type
- * when JSON writes nothing of it (a function) or cannot write it (a `BigInt`, a cycle).
- */
-export function shownValue(value: unknown): string {
-  try {
-    return printable(JSON.stringify(value) ?? typeof value);
-  } catch {
-    return typeof value;
-  }
 }
 
 /**

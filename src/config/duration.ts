@@ -1,7 +1,7 @@
 // Durations as Spring Boot reads them: the one reader of every option and key that is a time span,
 // so that each takes the same forms and a wrong one is told the same words.
 import { ConfigError } from "./config_error.ts";
-import { shownValue } from "./application_config.ts";
+import { shownValue } from "../shown_value.ts";
 
 /** The longest duration Thaw takes: about 24.8 days, what one timer can wait. */
 export const MAX_DURATION_MS: number = 2_147_483_647;
@@ -19,10 +19,10 @@ const SIMPLE = /^(\d+)(ms|s|m|h|d)?$/i;
 const ISO = /^P(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+)(?:\.(\d{1,3}))?S)?)?$/i;
 
 /**
- * Milliseconds from a duration (a schedule's, a cache's time to live): a whole number of milliseconds, or text as Spring
- * Boot reads it (`500ms`, `30s`, `5m`, `2h`, `1d`; a bare number is milliseconds) or ISO 8601
- * (`PT30S`, `PT1H30M`, `P1D`). `undefined` for anything else, and for more than
- * `max` ({@linkcode MAX_DURATION_MS}, what one timer can wait, unless given).
+ * Milliseconds from a duration (a schedule's, a cache's time to live): a whole number of
+ * milliseconds, or text as Spring Boot reads it (`500ms`, `30s`, `5m`, `2h`, `1d`; a bare number is
+ * milliseconds) or ISO 8601 (`PT30S`, `PT1H30M`, `P1D`). `undefined` for anything else, and for
+ * more than `max` ({@linkcode MAX_DURATION_MS}, what one timer can wait, unless given).
  *
  * @example
  * ```ts
@@ -39,10 +39,17 @@ export function parseDuration(
   value: number | string,
   max: number = MAX_DURATION_MS,
 ): number | undefined {
+  const ms = spanOf(value);
+  return ms !== undefined && ms <= max ? ms : undefined;
+}
+
+// The milliseconds `value` says, at any length a number holds exactly; `undefined` when it is no
+// duration.
+function spanOf(value: unknown): number | undefined {
   let ms: number;
   if (typeof value === "number") {
     ms = value;
-  } else {
+  } else if (typeof value === "string") {
     const text = value.trim();
     const simple = SIMPLE.exec(text);
     const iso = simple === null ? ISO.exec(text) : null;
@@ -55,8 +62,10 @@ export function parseDuration(
     } else {
       return undefined;
     }
+  } else {
+    return undefined;
   }
-  return Number.isSafeInteger(ms) && ms >= 0 && ms <= max ? ms : undefined;
+  return Number.isSafeInteger(ms) && ms >= 0 ? ms : undefined;
 }
 
 /** How a time span may be written, as every message about a wrong one shows it. */
@@ -127,14 +136,10 @@ export function readDuration(
   { min = 0, max = MAX_DURATION_MS }: DurationBounds,
   Failure: new (message: string) => Error,
 ): number {
-  const ms = typeof value === "number" || typeof value === "string"
-    ? parseDuration(value, max)
-    : undefined;
-  if (ms !== undefined && ms >= min) return ms;
+  const ms = spanOf(value);
+  if (ms !== undefined && ms >= min && ms <= max) return ms;
   // A span past a timer's reach is refused saying so: "30d" is well written, and too long.
-  const over = typeof value === "number" || typeof value === "string"
-    ? (parseDuration(value, Number.MAX_SAFE_INTEGER) ?? 0) > max
-    : false;
+  const over = ms !== undefined && ms > max;
   const said = [
     ...(min === 1 ? ["above 0"] : min > 1 ? [`at least ${min} ms`] : []),
     ...(max < MAX_DURATION_MS || over ? [`at most ${max} ms`] : []),

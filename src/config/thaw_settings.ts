@@ -3,8 +3,8 @@ import {
   configLocation,
   configValue,
   type LoadedConfig,
-  shownValue,
 } from "./application_config.ts";
+import { shownValue } from "../shown_value.ts";
 import { ConfigError } from "./config_error.ts";
 import {
   type KeyDeclaration,

@@ -29,6 +29,7 @@ import {
   PROPERTIES_BINDING,
   type PropertiesBinding,
 } from "./construction_hooks.ts";
+import { shownValue } from "../shown_value.ts";
 
 interface BeanDefinition {
   readonly name: string;
@@ -415,7 +416,7 @@ export class ApplicationContext {
     }
     if (typeof token !== "function") {
       throw new TypeError(
-        `An override names its bean by a class or a bean name, got ${String(token)}`,
+        `An override names its bean by a class or a bean name, got ${shownValue(token)}`,
       );
     }
     const typed = this.#definitions.filter((d) => isSubclass(d.type, token));

@@ -1,5 +1,6 @@
 // The time limits of the container's hooks: `@PreDestroy`'s, and what a limit may be.
 import { messageOf } from "./message_of.ts";
+import { shownValue } from "../shown_value.ts";
 
 // The longest delay setTimeout takes (a signed 32-bit count): runtimes fire a longer one at once.
 const MAX_TIMEOUT_MS = 2_147_483_647;
@@ -37,5 +38,5 @@ export function isTimeout(ms: unknown): ms is number {
 
 /** What a time limit must be, and what `ms` was, for a message. */
 export function timeoutRule(ms: unknown): string {
-  return `must be a number of milliseconds from 0 to ${MAX_TIMEOUT_MS}, got ${String(ms)}`;
+  return `must be a number of milliseconds from 0 to ${MAX_TIMEOUT_MS}, got ${shownValue(ms)}`;
 }

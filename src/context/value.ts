@@ -7,6 +7,7 @@ import { DefinitionError } from "./errors.ts";
 import { injectedOr } from "./field_injection.ts";
 import { checkDecoratorCall } from "./decorator_call.ts";
 import { CONFIGURED_FIELDS, type ConfiguredFields } from "./construction_hooks.ts";
+import { shownValue } from "../shown_value.ts";
 
 /**
  * Options of {@linkcode Value}: `type` converts the configuration value for the field.
@@ -133,7 +134,9 @@ export function Value(expression: string, options: ConfigValueOptions = {}): Inj
   const type = options.type;
   if (type !== undefined && type !== Number && type !== Boolean) {
     throw new TypeError(
-      `@Value(${JSON.stringify(expression)}): type must be Number or Boolean, got ${String(type)}`,
+      `@Value(${JSON.stringify(expression)}): type must be Number or Boolean, got ${
+        shownValue(type)
+      }`,
     );
   }
   if (type !== undefined && parsed.fallback !== undefined) {

@@ -25,6 +25,7 @@ import { checkTransactionOptions, type TransactionOptions } from "./transaction_
 import { inTransaction } from "./transactions.ts";
 import type { TransactionStatus } from "./transaction_status.ts";
 import { SQLITE_NO_TIMEOUT } from "../sql/pool_settings.ts";
+import { shownValue } from "../shown_value.ts";
 
 // The key of the method that runs a @Transactional method's call on a client's pool, named as the
 // method (the interceptor's way in): a symbol no other module holds, so that none reaches the pool.
@@ -262,7 +263,7 @@ export class SqlClient {
   ): Promise<T> {
     const where = `datasource "${this.name}": transaction()`;
     if (typeof fn !== "function") {
-      return Promise.reject(new TypeError(`${where} takes a function, got ${String(fn)}`));
+      return Promise.reject(new TypeError(`${where} takes a function, got ${shownValue(fn)}`));
     }
     let checked: TransactionOptions;
     try {

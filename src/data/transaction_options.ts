@@ -2,6 +2,7 @@
 // back. Pure: nothing here runs a statement.
 import { Isolation } from "../sql/isolation.ts";
 import { checkOptionsObject } from "../options_object.ts";
+import { shownValue } from "../shown_value.ts";
 
 export { Isolation };
 
@@ -105,13 +106,13 @@ export function checkTransactionOptions(
     );
   }
   if (readOnly !== undefined && typeof readOnly !== "boolean") {
-    throw new TypeError(`${where}: readOnly must be true or false, got ${String(readOnly)}`);
+    throw new TypeError(`${where}: readOnly must be true or false, got ${shownValue(readOnly)}`);
   }
   if (
     timeout !== undefined &&
     (typeof timeout !== "number" || !Number.isFinite(timeout) || timeout <= 0)
   ) {
-    throw new TypeError(`${where}: timeout is in seconds, above 0; got ${String(timeout)}`);
+    throw new TypeError(`${where}: timeout is in seconds, above 0; got ${shownValue(timeout)}`);
   }
   for (const [name, list] of [["rollbackFor", rollbackFor], ["noRollbackFor", noRollbackFor]]) {
     if (list === undefined) continue;

@@ -6,7 +6,7 @@ import { awaitedForm } from "../context/awaited_form.ts";
 import type { Class } from "../context/class.ts";
 import { classesOf, type ContextLogger, entryOf } from "../context/class_record.ts";
 import { messageOf } from "../context/message_of.ts";
-import { printable } from "../config/application_config.ts";
+import { printable } from "../shown_value.ts";
 import { type ListenerRecord, LISTENERS } from "./listener_record.ts";
 import { runDetached } from "./detached_run.ts";
 import { Deferred } from "../runtime/deferred.ts";

@@ -4,7 +4,7 @@
 import "../config/kafka_keys.ts";
 import { ConfigError } from "../config/config_error.ts";
 import { durationKey } from "../config/duration.ts";
-import { shownValue } from "../config/application_config.ts";
+import { shownValue } from "../shown_value.ts";
 import type { ThawSettings } from "../config/thaw_settings.ts";
 import { definedFields } from "../defined_fields.ts";
 

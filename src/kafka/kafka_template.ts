@@ -2,6 +2,7 @@
 // serializer) and hands the record to the producer, or, inside a transaction of a datasource
 // that keeps an outbox, to the outbox, which sends it once the transaction committed.
 import { Buffer } from "node:buffer";
+import { shownValue } from "../shown_value.ts";
 import { checkOptionsObject } from "../options_object.ts";
 import type { OutgoingRecord, RecordSender } from "./outgoing_record.ts";
 
@@ -142,7 +143,7 @@ export class KafkaTemplate {
     if (typeof topic !== "string" || !/^[A-Za-z0-9._-]{1,249}$/.test(topic)) {
       throw new TypeError(
         `send(topic): a topic name is 1 to 249 of A-Z, a-z, 0-9, ".", "_" and "-", got ${
-          JSON.stringify(String(topic)).slice(0, 120)
+          shownValue(topic).slice(0, 120)
         }`,
       );
     }
@@ -155,7 +156,7 @@ export class KafkaTemplate {
     if (partition !== undefined && (!Number.isInteger(partition) || partition < 0)) {
       throw new RangeError(
         `send(${JSON.stringify(topic)}): partition must be a whole number from 0, got ${
-          String(partition)
+          shownValue(partition)
         }`,
       );
     }

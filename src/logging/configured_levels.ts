@@ -1,7 +1,7 @@
 // `logging.level`: a mapping of logger names to levels, as Spring Boot reads it. A name may be
 // written dotted (`org.example.web: DEBUG`) or nested (`org: { example: { web: DEBUG } }`): both
 // are the logger `org.example.web`.
-import { shownValue } from "../config/application_config.ts";
+import { shownValue } from "../shown_value.ts";
 import { ConfigError } from "../config/config_error.ts";
 import { isMapping } from "../object_guards.ts";
 import { LOG_LEVELS, type LogLevel, ROOT_LOGGER } from "./logging_system.ts";

@@ -8,6 +8,7 @@ import {
   type LogLevel,
   ROOT_LOGGER,
 } from "./logging_system.ts";
+import { shownValue } from "../shown_value.ts";
 
 /** The loggers' levels: the `LoggingSystem` bean of the logging feature. */
 export class LevelTable extends LoggingSystem {
@@ -61,12 +62,12 @@ export class LevelTable extends LoggingSystem {
 
   setLevel(name: string, level: LogLevel | undefined): void {
     if (typeof name !== "string" || name === "") {
-      throw new TypeError(`setLevel: a logger's name is a non-empty text, got ${String(name)}`);
+      throw new TypeError(`setLevel: a logger's name is a non-empty text, got ${shownValue(name)}`);
     }
     if (level !== undefined && !LOG_LEVELS.includes(level)) {
       throw new TypeError(
-        `setLevel(${JSON.stringify(name)}): the levels are ${LOG_LEVELS.join(", ")}, got ${
-          String(level)
+        `setLevel(${shownValue(name)}): the levels are ${LOG_LEVELS.join(", ")}, got ${
+          shownValue(level)
         }`,
       );
     }

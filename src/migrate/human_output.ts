@@ -9,7 +9,7 @@ import type {
   RunReport,
 } from "./run_report.ts";
 import { compareVersions, versionedName } from "./plan/migration_name.ts";
-import { unicodeEscape } from "../config/application_config.ts";
+import { unicodeEscape } from "../shown_value.ts";
 
 const LABEL: Record<FileAction, string> = {
   apply: "apply",

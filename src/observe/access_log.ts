@@ -1,7 +1,7 @@
 // The access log (`logging.access.enabled`, with the logging feature): one entry per request, and
 // one per event stream or WebSocket at its end. Only `@thaw/thaw/logging` imports it: an app
 // without that feature does not carry it.
-import { unicodeEscape } from "../config/application_config.ts";
+import { unicodeEscape } from "../shown_value.ts";
 import { knownBodyLength, recordBodyLengths } from "../http/body_length.ts";
 import { type RequestObserver, responseBytes } from "./request_observer.ts";
 import type { StreamKind, StreamLog } from "./open_streams.ts";

@@ -1,5 +1,5 @@
 import type { Logger } from "../web/error_responder.ts";
-import { unicodeEscape } from "../config/application_config.ts";
+import { unicodeEscape } from "../shown_value.ts";
 
 // What Thaw hands a logger must not be able to break the log's lines. A client's text reaches an
 // error message through more doors than Thaw's own messages: the runtimes quote an invalid header

@@ -7,8 +7,6 @@ export interface DocumentedRoute {
   readonly httpMethod: MappedMethod;
   /** The declared path, prefix included: `/users/{id}`. */
   readonly path: string;
-  /** The path less its variables' regexes (`/items/{id}` for `/items/{id:\d+}`); absent: `path`. */
-  readonly template?: string;
   /** Its variables, in order. */
   readonly variables: readonly string[];
   /** The controller method; routes the framework serves itself have none. */
@@ -22,11 +20,17 @@ export interface DocumentedRoute {
   readonly access?: "public";
 }
 
+/** A route as a guard sees it in the document: its template as the route table parsed it. */
+export interface GuardedRoute extends DocumentedRoute {
+  /** The path less its variables' regexes: `/items/{id}` for `/items/{id:\d+}`. */
+  readonly template: string;
+}
+
 /**
  * What a feature that guards every route (security) says of one route for the document, as a
  * middleware's `describe` does: its schemes and the route's requirement (`[]`: anyone may call it).
  */
-export type DocumentedGuard = (route: DocumentedRoute) => MiddlewareDocs | undefined;
+export type DocumentedGuard = (route: GuardedRoute) => MiddlewareDocs | undefined;
 
 /** The operation of a route the framework serves itself, as what serves it describes it. */
 export interface FrameworkOperation {

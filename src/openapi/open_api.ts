@@ -98,7 +98,6 @@ function describe(routes: readonly RouteToDocument[]): DocumentedRoute[] {
       ? {
         httpMethod: route.httpMethod,
         path: route.pattern.source,
-        template: route.pattern.template,
         variables: route.pattern.variables,
         ...definedFields({ method: route.method, access: route.access }),
       }

@@ -7,7 +7,7 @@ import type { MiddlewareEntry } from "../web/route_record.ts";
 import type { Guard } from "./security.ts";
 import { type JsonSchema, type SharedSchemas, sourceSchema } from "./json_schema.ts";
 import { isMapping } from "../object_guards.ts";
-import type { DocumentedRoute, FrameworkOperation } from "./documented_route.ts";
+import type { DocumentedRoute, FrameworkOperation, GuardedRoute } from "./documented_route.ts";
 import {
   ALL_RESPONSES,
   FORM_RESPONSES,
@@ -60,7 +60,7 @@ export interface DocumentOptions {
   readonly guards?: (
     route: { readonly method: string; readonly path: string },
     own: readonly MiddlewareEntry[],
-    documented: DocumentedRoute,
+    documented: GuardedRoute,
   ) => readonly Guard[];
 }
 
@@ -246,7 +246,7 @@ function documentRoute(
     const guards = options.guards?.(
       { method: route.httpMethod, path: route.path },
       method?.middleware ?? [],
-      route,
+      { ...route, template: pattern.template },
     ) ?? [];
     for (const guard of guards) addSchemes(guard, found.schemes, found.required);
     const operation = method !== undefined

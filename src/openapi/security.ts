@@ -11,7 +11,7 @@ import type {
   SecurityScheme,
 } from "./api_docs.ts";
 import { isMapping } from "../object_guards.ts";
-import type { DocumentedGuard, DocumentedRoute } from "./documented_route.ts";
+import type { DocumentedGuard, GuardedRoute } from "./documented_route.ts";
 
 /** One middleware's description, checked: what the document adds to each route it guards. */
 export interface Guard {
@@ -182,7 +182,7 @@ export function guardsOf(
 export type GuardsOfRoute = (
   route: DescribedRoute,
   own: readonly MiddlewareEntry[],
-  documented?: DocumentedRoute,
+  documented?: GuardedRoute,
 ) => Guard[];
 
 /**

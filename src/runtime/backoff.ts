@@ -2,7 +2,7 @@
 // restart, reconnect and relay in Thaw waits by (Spring Framework 7's `ExponentialBackOff`, its
 // names and its jitter). Pure: the randomness is given.
 import { durationOption, MAX_DURATION_MS } from "../config/duration.ts";
-import { shownValue } from "../config/application_config.ts";
+import { shownValue } from "../shown_value.ts";
 
 /** How waits grow: Spring Framework 7's names, in milliseconds. */
 export interface BackoffOptions {

@@ -1,7 +1,7 @@
 import { markScheduledMethod } from "./scheduled_jobs.ts";
 import { checkOptionsObject } from "../options_object.ts";
 import { DURATION_FORMS } from "../config/duration.ts";
-import { shownValue } from "../config/application_config.ts";
+import { shownValue } from "../shown_value.ts";
 import { schedulingFeature } from "./scheduling_feature.ts";
 import type { ScheduledDecorator } from "./scheduled.ts";
 import type { SchedulerLockOptions } from "./scheduler_lock_options.ts";

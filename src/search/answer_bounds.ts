@@ -6,6 +6,7 @@ import { constants } from "node:buffer";
 import type { Transport as BaseTransport } from "@opensearch-project/opensearch";
 import { BoundedBody } from "../migrate/search/http/bounded_body.ts";
 import type { BodyLimit, WholeAnswer } from "../migrate/search/http/transport.ts";
+import { shownValue } from "../shown_value.ts";
 
 // What an answer is read up to unless the request says less: the client makes one string of
 // it (a longer one throws where no caller catches), and one buffer of a compressed one.
@@ -89,7 +90,7 @@ function bound(name: string, value: unknown, most: number): number {
   if (value === undefined) return most;
   if (typeof value !== "number" || !Number.isInteger(value) || value < 0 || value > most) {
     throw new TypeError(
-      `${name} must be a whole number of bytes from 0 to ${most}, got ${String(value)}`,
+      `${name} must be a whole number of bytes from 0 to ${most}, got ${shownValue(value)}`,
     );
   }
   return value;

@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { shownValue } from "../config/application_config.ts";
+import { shownValue } from "../shown_value.ts";
 import { ConfigError } from "../config/config_error.ts";
 import type { ThawSettings } from "../config/thaw_settings.ts";
 import { isMapping } from "../object_guards.ts";

@@ -5,7 +5,8 @@
  *
  * @module
  */
-import { keyOrigin, shownValue } from "../config/application_config.ts";
+import { keyOrigin } from "../config/application_config.ts";
+import { shownValue } from "../shown_value.ts";
 import { ConfigError } from "../config/config_error.ts";
 import { durationKey } from "../config/duration.ts";
 import { ASYMMETRIC_ALGORITHMS } from "../config/security_keys.ts";

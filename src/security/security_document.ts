@@ -80,7 +80,7 @@ export function documentedGuard(
   const securitySchemes = Object.fromEntries(schemes.map((s) => [s.name, s.scheme]));
   return (route) => {
     if (
-      openRoute(route, { source: route.path, template: route.template ?? route.path }, permitAll)
+      openRoute(route, { source: route.path, template: route.template }, permitAll)
     ) {
       // `{}` first: no credentials will do. A client that has some sends them, and the route
       // runs as their caller (Swagger UI sends what "Authorize" was given).

@@ -5,7 +5,8 @@
 import type { FeatureFactory } from "../app_feature.ts";
 import { ConfigError } from "../config/config_error.ts";
 import { DefinitionError } from "../context/errors.ts";
-import { configValue, shownValue } from "../config/application_config.ts";
+import { configValue } from "../config/application_config.ts";
+import { shownValue } from "../shown_value.ts";
 import type { ThawSettings } from "../config/thaw_settings.ts";
 import type { SetupHost } from "../feature_value.ts";
 import type { ApplicationContext } from "../context/application_context.ts";

@@ -1,7 +1,7 @@
 // The settings of a datasource's pool, as a plain object, and the `pool` keys of a `datasource:`
 // entry that give them: pure, so that the migration runner checks them as it reads the entry.
 import { ConfigError } from "../config/config_error.ts";
-import { shownValue } from "../config/application_config.ts";
+import { shownValue } from "../shown_value.ts";
 import { durationKey } from "../config/duration.ts";
 import { isMapping } from "../object_guards.ts";
 import {
@@ -91,7 +91,9 @@ export function resolvePoolSettings(
     if (value === undefined) continue;
     if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) {
       throw new RangeError(
-        `datasource "${datasource}": ${keyOf(key)} must be a positive number, got ${String(value)}`,
+        `datasource "${datasource}": ${keyOf(key)} must be a positive number, got ${
+          shownValue(value)
+        }`,
       );
     }
     resolved[key] = key === "maxSize" ? Math.floor(value) : value;

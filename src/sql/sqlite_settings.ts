@@ -2,7 +2,7 @@
 // as it opens. Read from the configuration, checked from code, and turned into pragmas here, in
 // one place, so that what is SQLite's stays out of the other pools.
 import { ConfigError } from "../config/config_error.ts";
-import { shownValue } from "../config/application_config.ts";
+import { shownValue } from "../shown_value.ts";
 import { isMapping } from "../object_guards.ts";
 
 /** How hard SQLite syncs a commit to the disk: `PRAGMA synchronous`. */

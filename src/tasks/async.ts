@@ -14,6 +14,7 @@ import { TaskExecutors } from "./task_executors.ts";
 import { TASK_ORDER } from "./task_order.ts";
 import { TaskRejectedError } from "./task_rejected_error.ts";
 import { MethodPlans } from "../context/method_plans.ts";
+import { shownValue } from "../shown_value.ts";
 
 /** Each `@Async` method's executor name (`undefined`: the default one), by method name. */
 export const ASYNC: unique symbol = Symbol("thaw.async");
@@ -47,7 +48,7 @@ const ASYNC_ONLY = "@Async answers its caller with a promise at once";
 export function Async(executor?: string): AsyncDecorator {
   if (executor !== undefined && (typeof executor !== "string" || executor === "")) {
     throw new TypeError(
-      `@Async(executor): give the name of one of thaw.task.executors, got ${String(executor)}`,
+      `@Async(executor): give the name of one of thaw.task.executors, got ${shownValue(executor)}`,
     );
   }
   return (value, context) => {

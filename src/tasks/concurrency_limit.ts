@@ -6,6 +6,7 @@ import { decorateMethod } from "./method_decoration.ts";
 import { requiredMark, whereOf } from "./method_marks.ts";
 import { TaskExecutors } from "./task_executors.ts";
 import { TASK_ORDER } from "./task_order.ts";
+import { shownValue } from "../shown_value.ts";
 
 /** What `@ConcurrencyLimit` takes besides its limit. */
 export interface ConcurrencyLimitOptions {
@@ -44,7 +45,9 @@ export function ConcurrencyLimit(
   options: ConcurrencyLimitOptions = {},
 ): ConcurrencyLimitDecorator {
   if (!Number.isSafeInteger(n) || n < 1) {
-    throw new TypeError(`@ConcurrencyLimit(n): give a whole number, 1 or more, got ${String(n)}`);
+    throw new TypeError(
+      `@ConcurrencyLimit(n): give a whole number, 1 or more, got ${shownValue(n)}`,
+    );
   }
   const given: unknown = options;
   checkOptionsObject(given, `@ConcurrencyLimit(${n})`, ["queueCapacity"]);

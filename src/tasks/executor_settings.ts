@@ -5,6 +5,7 @@ import { durationKey } from "../config/duration.ts";
 import type { ThawSettings } from "../config/thaw_settings.ts";
 import { isMapping } from "../object_guards.ts";
 import type { ExecutorBounds } from "./task_executor.ts";
+import { shownValue } from "../shown_value.ts";
 
 /** What the executors are made from. */
 export interface ExecutorSettings {
@@ -64,7 +65,7 @@ export function executorSettings(settings: ThawSettings): ExecutorSettings {
         const least = field === "maxSize" ? 1 : 0;
         if (typeof n !== "number" || !Number.isSafeInteger(n) || n < least) {
           throw new ConfigError(
-            `${settings.where(at)}: give a whole number, ${least} or more, got ${String(v)}`,
+            `${settings.where(at)}: give a whole number, ${least} or more, got ${shownValue(v)}`,
           );
         }
         bounds[field] = n;

@@ -1,7 +1,7 @@
 // `@Retryable`: an async method tried again when it fails, Spring Framework 7's way.
 import type { Class } from "../context/class.ts";
 import type { MethodInterceptor, MethodInvocation } from "../context/interceptors.ts";
-import { shownValue } from "../config/application_config.ts";
+import { shownValue } from "../shown_value.ts";
 import { BACKOFF_KEYS, readBackoff } from "../runtime/backoff.ts";
 import { checkOptionsObject } from "../options_object.ts";
 import { decorateMethod } from "./method_decoration.ts";

@@ -1,7 +1,7 @@
 // A lock's key as an error message or a log line shows it. A key is made of a method's arguments,
 // often a client's input: of any characters and any length. Shown as JSON with what could break a
 // line written as `\uXXXX`, and cut, so that a key of a megabyte makes no message of one.
-import { printable } from "../config/application_config.ts";
+import { printable } from "../shown_value.ts";
 
 /** How many characters of a key's escaped text are shown at most, quotes aside. */
 const SHOWN = 200;

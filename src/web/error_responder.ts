@@ -1,5 +1,5 @@
 import { awaitedForm } from "../context/awaited_form.ts";
-import { printable } from "../config/application_config.ts";
+import { printable } from "../shown_value.ts";
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { withKnownBody } from "../http/body_length.ts";

@@ -2,6 +2,7 @@ import type { Class } from "../context/class.ts";
 import { entryChain, ownEntry } from "../context/class_record.ts";
 import { checkDecoratorCall } from "../context/decorator_call.ts";
 import type { HttpStatus } from "../http/http_status.ts";
+import { shownValue } from "../shown_value.ts";
 
 /** What {@linkcode ResponseStatus} returns: a decorator of instance methods. */
 export type ResponseStatusDecorator = (
@@ -27,10 +28,13 @@ const STATUSES = Symbol("thaw.responseStatus");
  * @see https://github.com/thaw/thaw/blob/main/docs/controllers.md#responsestatus
  */
 export function ResponseStatus(status: number | HttpStatus): ResponseStatusDecorator {
-  const code = typeof status === "object" && status !== null ? status.getValue() : status;
+  // Whatever else a caller gave is shown as it is, not called.
+  const code = typeof (status as Partial<HttpStatus> | null)?.getValue === "function"
+    ? (status as HttpStatus).getValue()
+    : status;
   // The range a Response may have: a 1xx is no final answer.
   if (typeof code !== "number" || !Number.isInteger(code) || code < 200 || code > 599) {
-    throw new TypeError(`@ResponseStatus: status must be 200 to 599, got ${String(code)}`);
+    throw new TypeError(`@ResponseStatus: status must be 200 to 599, got ${shownValue(code)}`);
   }
   return (_value, context) => {
     checkDecoratorCall("@ResponseStatus", _value, context);

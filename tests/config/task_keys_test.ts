@@ -24,7 +24,7 @@ describe("thaw.task.* keys", () => {
         config: { thaw: { task: { executors: { mail: { pool: { "max-size": "many" } } } } } },
         tasks: tasks(),
       }),
-      /thaw\.task\.executors\.mail\.pool\.max-size: give a whole number, 1 or more, got many/,
+      /thaw\.task\.executors\.mail\.pool\.max-size: give a whole number, 1 or more, got "many"/,
     );
     await assert.rejects(
       bootstrap({

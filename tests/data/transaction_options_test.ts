@@ -47,7 +47,7 @@ describe("checkTransactionOptions", () => {
         { propagation: "required" },
         /^@Transactional on save: propagation "required" is none of REQUIRED, REQUIRES_NEW/,
       ],
-      [{ readOnly: "yes" }, /readOnly must be true or false, got yes/],
+      [{ readOnly: "yes" }, /readOnly must be true or false, got "yes"/],
       [{ timeout: 0 }, /timeout is in seconds, above 0; got 0/],
       [{ timeout: Number.NaN }, /timeout is in seconds, above 0/],
       [{ timeout: "5s" }, /timeout is in seconds/],

@@ -390,4 +390,29 @@ describe("the document tells a route's status and its guards", () => {
       propertyOptions(30),
     );
   });
+
+  it("hands a guard each route's template as the route table parses it, a feature's too", () => {
+    const routes: DocumentedRoute[] = [{
+      httpMethod: "GET",
+      path: "/files/{name:[a-z]+}",
+      variables: ["name"],
+      operation: {
+        operationId: "file",
+        tags: ["files"],
+        summary: "A file",
+        responses: new Map([[200, { description: "The file" }]]),
+      },
+    }];
+    const templates: string[] = [];
+    buildOpenApiDocument(routes, {
+      title: "t",
+      version: "1",
+      defaultErrorBody: true,
+      guards: (_route, _own, documented) => {
+        templates.push(documented.template);
+        return [];
+      },
+    });
+    assert.deepEqual(templates, ["/files/{name}"]);
+  });
 });

@@ -12,6 +12,7 @@ import {
   type ErrorRules,
   readErrorRules,
 } from "../../tasks/retry_policy.ts";
+import { shownValue } from "../../shown_value.ts";
 
 /** Where each `@KafkaListener` method's options are kept, by method name. */
 export const KAFKA_LISTENER: unique symbol = Symbol("thaw.kafkaListener");
@@ -162,7 +163,7 @@ export function listenerMark(options: unknown, where: string): ListenerMark {
   if (
     concurrency !== undefined &&
     (typeof concurrency !== "number" || !Number.isInteger(concurrency) || concurrency < 1)
-  ) fail(`concurrency is a whole number of consumers, 1 or more, got ${String(concurrency)}`);
+  ) fail(`concurrency is a whole number of consumers, 1 or more, got ${shownValue(concurrency)}`);
   if (schema !== undefined && !isStandardSchema(schema)) {
     fail("schema is a Standard Schema (zod, valibot, arktype...)");
   }
@@ -170,7 +171,7 @@ export function listenerMark(options: unknown, where: string): ListenerMark {
   const kind: unknown = options.value ?? "json";
   const value = kind === "json" || kind === "bytes"
     ? kind
-    : fail(`value is "json" or "bytes", got ${JSON.stringify(String(kind))}`);
+    : fail(`value is "json" or "bytes", got ${shownValue(kind)}`);
   if (value === "bytes" && schema !== undefined) {
     fail('a schema checks a deserialized value: with value: "bytes" there is none');
   }
@@ -192,7 +193,7 @@ function retrySettings(given: unknown, where: string): RetrySettings {
   if (typeof attempts !== "number" || !Number.isInteger(attempts) || attempts < 1) {
     throw new TypeError(
       `${where}: attempts counts deliveries, the first included: 1 or more, got ${
-        String(attempts)
+        shownValue(attempts)
       }`,
     );
   }

@@ -19,7 +19,9 @@ export class OffsetCommits {
   readonly #settings: CommitSettings;
   readonly #consumer: () => Consumer;
   #committing: Promise<void> | undefined;
-  #again = false;
+  // The generation whose lanes finished while a commit was under way: a new generation's, when
+  // the group moved on meanwhile.
+  #again: Generation | undefined;
 
   constructor(settings: CommitSettings, consumer: () => Consumer) {
     this.#settings = settings;
@@ -33,19 +35,29 @@ export class OffsetCommits {
   request(generation: Generation, current: () => Generation | undefined): void {
     if (generation !== current()) return;
     if (this.#committing !== undefined) {
-      this.#again = true;
+      this.#again = generation;
       return;
     }
     this.#committing = (async () => {
       try {
-        do {
-          this.#again = false;
-          await this.commit([...generation.lanes.values()], false);
-        } while (this.#again && generation === current());
+        for (
+          let next: Generation | undefined = generation;
+          next !== undefined && next === current();
+          next = this.#again
+        ) {
+          this.#again = undefined;
+          await this.commit([...next.lanes.values()], false);
+        }
       } finally {
         this.#committing = undefined;
+        this.#again = undefined;
       }
     })();
+  }
+
+  /** Resolves once no commit asked for by `request` is under way. */
+  async settled(): Promise<void> {
+    while (this.#committing !== undefined) await this.#committing;
   }
 
   /**

@@ -1,6 +1,6 @@
 import { lstat, readdir, readFile, readlink, realpath, stat } from "node:fs/promises";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
-import { printable } from "../../config/application_config.ts";
+import { printable } from "../../shown_value.ts";
 import { ConfigError } from "../../config/config_error.ts";
 import { rawContentHash } from "./content_hash.ts";
 import { MigrationFileError } from "../migration_error.ts";
