@@ -1,9 +1,10 @@
 /**
- * Scheduler locks in SQL: {@linkcode SqlLockProvider}, the `LockProvider` that keeps the locks of
- * `@SchedulerLock` in one table of PostgreSQL, MariaDB/MySQL or SQLite, through the app's own
- * connection (`pg`, `mysql2/promise` or `node:sqlite`). Registered from a `@Bean` method, it runs
- * each locked `@Scheduled` job on one replica per tick; the table is created by a migration of the
- * app (`SqlLockProvider.createTable(dialect)` gives its statement).
+ * Locks in SQL over a driver's own pool: {@linkcode SqlLockProvider}, a `LockManager` that keeps
+ * its locks in one table of PostgreSQL, MariaDB/MySQL or SQLite through the app's own connection
+ * (`pg`, `mysql2/promise` or `node:sqlite`), for an app that does not use `data()` (one that does
+ * takes `SqlLockManager` of `@thaw/thaw/tasks`, over the same table). Registered from a `@Bean`
+ * method, it runs each locked `@Scheduled` job on one replica per tick; the table is created by a
+ * migration of the app (`SqlLockProvider.createTable(dialect)` gives its statement).
  *
  * Apart from the default entry point, as `@thaw/thaw/cache-redis` is, so that an app without
  * replicas to coordinate never loads it.
@@ -18,13 +19,13 @@
  * db.exec(SqlLockProvider.createTable("sqlite"));
  * const replicaA = SqlLockProvider.sqlite(db, { lockedBy: "host-a" });
  * const replicaB = SqlLockProvider.sqlite(db, { lockedBy: "host-b" });
- * const config = { name: "digest", lockAtMostFor: 60_000, lockAtLeastFor: 0 };
+ * const request = { key: "digest", waitMs: 0, leaseMs: 60_000 };
  *
- * const lock = await replicaA.lock(config);
- * assert.notEqual(lock, undefined);
- * assert.equal(await replicaB.lock(config), undefined); // A holds it
- * await lock?.unlock();
- * assert.notEqual(await replicaB.lock(config), undefined);
+ * const held = await replicaA.acquire(request);
+ * assert.notEqual(held, undefined);
+ * assert.equal(await replicaB.acquire(request), undefined); // A holds it
+ * await held?.release();
+ * assert.notEqual(await replicaB.acquire(request), undefined);
  * ```
  *
  * @module
@@ -37,4 +38,4 @@ export {
   SqlLockProvider,
   type SqlLockProviderOptions,
   type SqlLockQuery,
-} from "./src/scheduling/sql_lock_provider.ts";
+} from "./src/tasks/sql_lock_provider.ts";

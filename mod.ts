@@ -76,13 +76,12 @@ export { ApplicationEventPublisher } from "./src/events/application_event_publis
 export { EventListener } from "./src/events/event_listener.ts";
 export type { EventListenerOptions } from "./src/events/event_listener.ts";
 
-// Scheduled jobs, and their locks across replicas (a lock in SQL: `@thaw/thaw/lock-sql`).
+// Scheduled jobs, and their locks across replicas (through a `LockManager` of `@thaw/thaw/tasks`,
+// `@thaw/thaw/lock-sql` or `@thaw/thaw/cache-redis`).
 export { Scheduled } from "./src/scheduling/scheduled.ts";
 export type { Duration, ScheduledOptions } from "./src/scheduling/scheduled_options.ts";
 export { SchedulerLock } from "./src/scheduling/scheduler_lock.ts";
 export type { SchedulerLockOptions } from "./src/scheduling/scheduler_lock_options.ts";
-export { LockProvider } from "./src/scheduling/lock_provider.ts";
-export type { LockConfiguration, SimpleLock } from "./src/scheduling/lock_provider.ts";
 
 // Controllers: routes, what a handler's parameters are bound to, and the middleware around them.
 export { RequestMapping, RestController } from "./src/web/controller.ts";

@@ -17,10 +17,13 @@ export function printable(text: string): string {
 }
 
 /**
- * A configured value as an error message quotes it: its JSON, made {@linkcode printable}; its type
- * when JSON writes nothing of it (a function) or cannot write it (a `BigInt`, a cycle).
+ * A value as an error message quotes it: its JSON, made {@linkcode printable}; a number as
+ * JavaScript writes it (`NaN`, `Infinity`, which JSON writes `null`), a `BigInt` as `5n`; its type
+ * when JSON writes nothing of it (a function) or cannot write it (a cycle, a `BigInt` inside).
  */
 export function shownValue(value: unknown): string {
+  if (typeof value === "number") return `${value}`;
+  if (typeof value === "bigint") return `${value}n`;
   try {
     return printable(JSON.stringify(value) ?? typeof value);
   } catch {

@@ -68,8 +68,6 @@ describe("every options argument is checked by checkOptionsObject", () => {
     "src/cache/cacheable.ts": "names the method and the nearest option",
     // migrate() refuses as a usage error of the command line's API, all unknown names at once.
     "src/migrate/migrate_api.ts": "a usage error",
-    // Goes with the lock family's one abstraction.
-    "src/scheduling/sql_lock_provider.ts": "the lock provider",
   };
   const INLINE = /typeof options !== "object"|Object\.keys\(options\)/;
 

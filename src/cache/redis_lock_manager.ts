@@ -6,6 +6,8 @@ import { shownKey } from "../tasks/shown_key.ts";
 import { checkOptionsObject } from "../options_object.ts";
 import { ReleaseOnce } from "../tasks/release_once.ts";
 import type { RedisCommandClient } from "./redis_cache_manager.ts";
+import { messageOf } from "../context/message_of.ts";
+import { shownValue } from "../shown_value.ts";
 
 /** The options of {@linkcode RedisLockManager}. */
 export interface RedisLockManagerOptions {
@@ -24,9 +26,11 @@ const DEFAULT_PREFIX = "thaw:lock:";
 const DEFAULT_TIMEOUT_MS = 1000;
 // A lone surrogate: UTF-8 has no encoding for it, so two keys would be sent as the same bytes.
 const LONE_SURROGATE = /\p{Cs}/u;
-// Deletes the key only while it holds this taking's token: never another holder's lock.
-const RELEASE = "if redis.call('GET', KEYS[1]) == ARGV[1] then " +
-  "return redis.call('DEL', KEYS[1]) else return 0 end";
+// Ends the lock only while the key holds this taking's token, never another holder's: deleted, or
+// kept for the `ARGV[2]` ms left of its least hold.
+const RELEASE = "if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end " +
+  "if tonumber(ARGV[2]) > 0 then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end " +
+  "return redis.call('DEL', KEYS[1])";
 
 /** node-redis's client, as far as the manager reads where it connects for its messages. */
 interface DescribedClient extends RedisCommandClient {
@@ -43,8 +47,9 @@ interface DescribedClient extends RedisCommandClient {
  * `keyPrefix` + key, taken with `SET key token NX PX leaseMs` (it ends of itself once the lease
  * has passed, on Redis's clock), and released by a script that deletes it only while it holds
  * this taking's random token: a release that comes after the lease ended and another took the
- * lock leaves the other's lock alone. While another holds the key, `acquire` tries again after a
- * pause that grows from 5 ms to 200 ms, until `waitMs`.
+ * lock leaves the other's lock alone; a lock asked for with `minHoldMs` is kept instead until that
+ * long after its taking. While another holds the key, `acquire` tries again after a pause that
+ * grows from 5 ms to 200 ms, until `waitMs`.
  *
  * A take that fails or gets no answer within `timeoutMs` is undone before `acquire` rejects: the
  * manager deletes the key while it holds that take's token, so a SET that reached Redis late (or
@@ -93,12 +98,12 @@ export class RedisLockManager extends LockManager {
     const { keyPrefix = DEFAULT_PREFIX, timeoutMs = DEFAULT_TIMEOUT_MS } = options;
     if (typeof keyPrefix !== "string" || LONE_SURROGATE.test(keyPrefix)) {
       throw new TypeError(
-        `${WHO}: keyPrefix must be a text (well-formed UTF-16), got ${shown(keyPrefix)}`,
+        `${WHO}: keyPrefix must be a text (well-formed UTF-16), got ${shownValue(keyPrefix)}`,
       );
     }
     if (typeof timeoutMs !== "number" || !Number.isFinite(timeoutMs) || timeoutMs <= 0) {
       throw new TypeError(
-        `${WHO}: timeoutMs must be a number of milliseconds above 0, got ${shown(timeoutMs)}`,
+        `${WHO}: timeoutMs must be a number of milliseconds above 0, got ${shownValue(timeoutMs)}`,
       );
     }
     this.#client = client;
@@ -113,7 +118,7 @@ export class RedisLockManager extends LockManager {
    * not answer within `timeoutMs`; with a `TypeError` for a key with a lone surrogate.
    */
   async acquire(request: LockRequest): Promise<HeldLock | undefined> {
-    const { key, leaseMs } = checkLockRequest(request, WHO);
+    const { key, leaseMs, minHoldMs = 0 } = checkLockRequest(request, WHO);
     if (LONE_SURROGATE.test(key)) {
       throw new TypeError(
         `${WHO}: the lock's key ${shownKey(key)} holds a lone UTF-16 surrogate, which Redis ` +
@@ -121,10 +126,19 @@ export class RedisLockManager extends LockManager {
       );
     }
     const redisKey = this.#prefix + key;
-    return await pollLock(request, () => this.#take(key, redisKey, leaseMs), systemClock);
+    return await pollLock(
+      request,
+      () => this.#take(key, redisKey, leaseMs, minHoldMs),
+      systemClock,
+    );
   }
 
-  async #take(key: string, redisKey: string, leaseMs: number): Promise<HeldLock | undefined> {
+  async #take(
+    key: string,
+    redisKey: string,
+    leaseMs: number,
+    minHoldMs: number,
+  ): Promise<HeldLock | undefined> {
     const token = crypto.randomUUID();
     let reply: unknown;
     try {
@@ -133,12 +147,20 @@ export class RedisLockManager extends LockManager {
       // The SET may still reach Redis, or have reached it with its answer lost: the key would
       // then hold a lock nobody holds until its lease ends. Deleting it while it holds this
       // token undoes that; on one connection Redis runs this after the SET, even late.
-      await this.#send(["EVAL", RELEASE, "1", redisKey, token], key, "undo").catch(() => {});
+      await this.#send(["EVAL", RELEASE, "1", redisKey, token, "0"], key, "undo").catch(() => {});
       throw error;
     }
     if (reply === null || reply === undefined) return undefined;
+    // Counted from the SET's answer: on Redis's clock the lock was taken before, so it lasts no
+    // less than asked.
+    const takenAt = systemClock.monotonic();
     return new ReleaseOnce(async () => {
-      await this.#send(["EVAL", RELEASE, "1", redisKey, token], key, "release");
+      const left = Math.ceil(minHoldMs - (systemClock.monotonic() - takenAt));
+      await this.#send(
+        ["EVAL", RELEASE, "1", redisKey, token, String(Math.max(left, 0))],
+        key,
+        "release",
+      );
     });
   }
 
@@ -157,7 +179,7 @@ export class RedisLockManager extends LockManager {
     } catch (error) {
       throw new Error(
         `${WHO}: could not ${what} the lock ${shownKey(key)} on ${this.#redis}: ${
-          error instanceof Error ? error.message : String(error)
+          messageOf(error)
         }`,
         { cause: error },
       );
@@ -176,8 +198,4 @@ function described(client: DescribedClient): string {
     return `Redis at ${socket.host ?? "localhost"}:${socket.port ?? 6379}`;
   }
   return "Redis (the app's client)";
-}
-
-function shown(value: unknown): string {
-  return typeof value === "string" ? JSON.stringify(value) : String(value);
 }

@@ -2,7 +2,7 @@
 // option is read, checked and resolved then; nothing of it changes while the app runs (its runs'
 // state is a `JobState`'s).
 import type { CronTrigger } from "./trigger.ts";
-import type { LockConfiguration, LockProvider } from "./lock_provider.ts";
+import type { LockManager } from "../tasks/lock_manager.ts";
 
 /** One `@Scheduled` method, by its kind of schedule. */
 export type JobSpec = CronJob | FixedRateJob | FixedDelayJob;
@@ -14,16 +14,26 @@ interface JobBase {
   /** The bean's name in the context. */
   readonly bean: string;
   readonly method: string;
-  /** The `@SchedulerLock` it runs behind, with the provider that takes it. */
+  /** The `@SchedulerLock` it runs behind, with the manager that takes it. */
   readonly lock: JobLock | undefined;
   /** Calls the method on its bean. */
   readonly run: () => unknown;
 }
 
-/** A job's lock: what it asks for, and the `LockProvider` bean that takes it. */
+/** What a job asks of its lock (ShedLock's configuration), every duration in milliseconds. */
+export interface LockConfiguration {
+  /** The lock's name: the same on every replica for one job. */
+  readonly name: string;
+  /** How long a holder that never released it (a process killed mid-run) keeps it. */
+  readonly lockAtMostFor: number;
+  /** How long it lasts at least from its taking, released or not. */
+  readonly lockAtLeastFor: number;
+}
+
+/** A job's lock: what it asks for, and the `LockManager` bean that takes it. */
 export interface JobLock {
   readonly config: LockConfiguration;
-  readonly provider: LockProvider;
+  readonly manager: LockManager;
 }
 
 /** Runs when its cron expression fires, on the wall clock. */

@@ -1,14 +1,14 @@
 import type { Clock, Timer } from "../runtime/clock.ts";
-import type { SimpleLock } from "./lock_provider.ts";
+import type { HeldLock } from "../tasks/lock_manager.ts";
 
 /**
- * What a wait on the LockProvider ends with when the scheduler stops. A symbol, not an Error:
+ * What a wait on the LockManager ends with when the scheduler stops. A symbol, not an Error:
  * creating one would be code a bundler keeps in every app, scheduled or not.
  */
 export const STOPPED: unique symbol = Symbol("the scheduler stopped");
 
 /**
- * The scheduler's waits on its LockProvider, each bounded: a store that never answers must not
+ * The scheduler's waits on its LockManager, each bounded: a store that never answers must not
  * hold a job for ever, nor, once the scheduler stops, keep the process alive with a timer.
  */
 export class LockWaits {
@@ -32,7 +32,7 @@ export class LockWaits {
       new Promise<never>((_, rejectWait) => {
         timer = this.#clock.after(
           ms,
-          () => rejectWait(new Error(`the LockProvider did not ${what} it within ${ms} ms`)),
+          () => rejectWait(new Error(`the LockManager did not ${what} it within ${ms} ms`)),
           { keepAlive: true },
         );
         reject = rejectWait;
@@ -59,6 +59,6 @@ export class LockWaits {
  * Releases a lock taken after its taker gave up waiting (or the scheduler stopped): else no
  * replica could run the job until the lock's end, counted from its late taking.
  */
-export function releaseLate(taking: Promise<SimpleLock | undefined>): void {
-  taking.then((late) => late?.unlock?.()).catch(() => {});
+export function releaseLate(taking: Promise<HeldLock | undefined>): void {
+  taking.then((late) => late?.release?.()).catch(() => {});
 }

@@ -7,8 +7,15 @@ import type { ScheduledMethod, SchedulerHost } from "./scheduled_jobs.ts";
 import type { ScheduledOptions } from "./scheduled_options.ts";
 import type { SchedulerLockOptions } from "./scheduler_lock_options.ts";
 import { type CronClass, cronTrigger } from "./trigger.ts";
-import { type LockConfiguration, LockProvider } from "./lock_provider.ts";
-import type { CronJob, FixedDelayJob, FixedRateJob, JobLock, JobSpec } from "./job_spec.ts";
+import { LockManager } from "../tasks/lock_manager.ts";
+import type {
+  CronJob,
+  FixedDelayJob,
+  FixedRateJob,
+  JobLock,
+  JobSpec,
+  LockConfiguration,
+} from "./job_spec.ts";
 
 /** Spring's value for a cron that never runs: the job is declared, and off. */
 const CRON_DISABLED = "-";
@@ -20,13 +27,12 @@ type Schedule =
 
 /**
  * The job of one method, every option read and checked; `undefined` for a cron of "-". Its lock
- * comes from `lockProvider`, asked only when an enabled job has one.
+ * is taken through the app's `LockManager` bean, or the one its `lockManager` names.
  */
 export function readJob(
   Cron: CronClass,
   method: ScheduledMethod,
   host: SchedulerHost,
-  lockProvider: () => LockProvider,
 ): JobSpec | undefined {
   const options = method.schedule as ScheduledOptions | undefined;
   if (options === undefined) {
@@ -47,25 +53,15 @@ export function readJob(
     name: method.name,
     bean: method.beanName,
     method: method.methodName,
-    lock: lock === undefined ? undefined : resolveLock(method, lock, lockProvider()),
+    lock,
     run: method.run,
   };
 }
 
-// The lock's options, read; that a LockProvider will take it is for `resolveLock` to ask.
-function readLock(
-  read: OptionReader,
-  method: ScheduledMethod,
-  host: SchedulerHost,
-): LockConfiguration {
+// The lock's options, read, with the LockManager bean that takes it.
+function readLock(read: OptionReader, method: ScheduledMethod, host: SchedulerHost): JobLock {
   const options = method.lock as SchedulerLockOptions;
   const where = `@SchedulerLock on ${method.name} (${method.bean})`;
-  if (!host.hasBean(LockProvider)) {
-    throw new DefinitionError(
-      `${where}: no bean is a LockProvider: declare one (new SqlLockProvider(...) from a ` +
-        "@Bean method, or a subclass of LockProvider of your own)",
-    );
-  }
   const atMost = read.duration("lockAtMostFor", options.lockAtMostFor);
   const atLeast = options.lockAtLeastFor === undefined
     ? 0
@@ -78,25 +74,30 @@ function readLock(
   }
   const name = String(read.text("name", options.name));
   if (name.trim() === "") throw new DefinitionError(`${where}: the lock's name is empty`);
-  return { name, lockAtMostFor: atMost, lockAtLeastFor: atLeast };
+  const config: LockConfiguration = { name, lockAtMostFor: atMost, lockAtLeastFor: atLeast };
+  return { config, manager: lockManager(where, options.lockManager, host) };
 }
 
-// The lock with its provider, which must be able to take it: else every run would fail.
-function resolveLock(
-  method: ScheduledMethod,
-  config: LockConfiguration,
-  provider: LockProvider,
-): JobLock {
-  try {
-    provider.check?.(config);
-  } catch (error) {
+// The LockManager bean `name` names, or the app's one.
+function lockManager(where: string, name: string | undefined, host: SchedulerHost): LockManager {
+  if (!host.hasBean(name ?? LockManager)) {
     throw new DefinitionError(
-      `@SchedulerLock on ${method.name}: the LockProvider refuses the lock: ${
-        (error as Error).message
-      }`,
+      name === undefined
+        ? `${where}: no bean is a LockManager: declare one (SqlLockManager over the app's ` +
+          "datasource, SqlLockProvider over a driver's pool, RedisLockManager, or a subclass of " +
+          "your own)"
+        : `${where}: lockManager "${name}" names no bean; declare a LockManager bean of that name`,
     );
   }
-  return { config, provider };
+  const manager = host.beanOf(name ?? LockManager);
+  if (!(manager instanceof LockManager)) {
+    throw new DefinitionError(
+      `${where}: lockManager "${name}" names a bean that is no LockManager (a ${
+        (manager as object | null)?.constructor?.name ?? typeof manager
+      })`,
+    );
+  }
+  return manager;
 }
 
 function readSchedule(

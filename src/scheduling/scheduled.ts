@@ -1,7 +1,5 @@
 import { markScheduledMethod } from "./scheduled_jobs.ts";
-import { checkOptionsObject } from "../options_object.ts";
-import { DURATION_FORMS } from "../config/duration.ts";
-import { shownValue } from "../shown_value.ts";
+import { DecoratorOptions } from "./decorator_options.ts";
 import { schedulingFeature } from "./scheduling_feature.ts";
 import type { ScheduledOptions } from "./scheduled_options.ts";
 
@@ -34,36 +32,30 @@ const KEYS: readonly string[] = ["cron", "fixedRate", "fixedDelay", "zone", "ini
  * @see https://github.com/thaw/thaw/blob/main/docs/scheduling.md#scheduled
  */
 export function Scheduled(options: ScheduledOptions): ScheduledDecorator {
-  const given: unknown = options;
-  checkOptionsObject(given, "@Scheduled", KEYS, {
-    hint: "give { cron }, { fixedRate } or { fixedDelay }",
-  });
-  const shown = JSON.stringify(options) ?? String(options);
-  function fail(why: string): never {
-    throw new TypeError(`@Scheduled(${shown}): ${why}`);
-  }
+  const read = new DecoratorOptions(
+    "@Scheduled",
+    options,
+    KEYS,
+    "give { cron }, { fixedRate } or { fixedDelay }",
+  );
+  const { given } = read;
   const triggers = TRIGGERS.filter((key) => given[key] !== undefined);
   if (triggers.length !== 1) {
-    fail(
+    read.fail(
       triggers.length === 0
         ? "give one of cron, fixedRate and fixedDelay"
         : `give one of ${triggers.join(" and ")}`,
     );
   }
   if (given.cron !== undefined) {
-    if (typeof given.cron !== "string") fail("cron is text");
+    if (typeof given.cron !== "string") read.fail("cron is text");
     if (given.initialDelay !== undefined) {
-      fail("initialDelay goes with fixedRate or fixedDelay; a cron says when itself");
+      read.fail("initialDelay goes with fixedRate or fixedDelay; a cron says when itself");
     }
-    if (given.zone !== undefined && typeof given.zone !== "string") fail("zone is text");
+    if (given.zone !== undefined && typeof given.zone !== "string") read.fail("zone is text");
   } else {
-    if (given.zone !== undefined) fail("zone goes with cron");
-    for (const key of ["fixedRate", "fixedDelay", "initialDelay"] as const) {
-      const value = given[key];
-      if (value !== undefined && typeof value !== "number" && typeof value !== "string") {
-        fail(`${key}: give ${DURATION_FORMS}, got ${shownValue(value)}`);
-      }
-    }
+    if (given.zone !== undefined) read.fail("zone goes with cron");
+    read.durations(["fixedRate", "fixedDelay", "initialDelay"]);
   }
   const schedule = { ...given };
   return (value, context) =>

@@ -44,10 +44,13 @@ export interface SchedulerHost {
   /** A configuration value by its dotted key, for `${key}` in an option. */
   readonly configValue: (key: string) => unknown;
   readonly logger: SchedulerLogger;
-  /** The one bean that is an instance of `type`; throws when there is none or several. */
-  readonly beanOf: (type: Class) => unknown;
-  /** Whether a bean is an instance of `type`. */
-  readonly hasBean: (type: Class) => boolean;
+  /**
+   * The one bean that is an instance of `type`, or the bean of that name; throws when there is
+   * none or several.
+   */
+  readonly beanOf: (type: Class | string) => unknown;
+  /** Whether a bean is an instance of `type`, or has that name. */
+  readonly hasBean: (type: Class | string) => boolean;
   /** Told of each run as it ends (the actuator's meters watch them). */
   readonly ended?: (run: EndedRun) => void;
 }

@@ -18,7 +18,7 @@ import {
 } from "./scheduled_jobs.ts";
 import type { ScheduledJobInfo } from "./scheduled_job_info.ts";
 import { type CronClass, loadCron, sameCron } from "./trigger.ts";
-import { LockProvider, type SimpleLock } from "./lock_provider.ts";
+import type { HeldLock as TakenLock } from "../tasks/lock_manager.ts";
 import type { CronJob, JobLock, JobSpec } from "./job_spec.ts";
 import { readJob } from "./read_job.ts";
 import { JobState } from "./job_state.ts";
@@ -36,14 +36,14 @@ export interface SchedulerDevices {
   readonly denoCron?: DenoCron | null;
 }
 
-/** Why one run failed: what its method (or its lock provider) threw, as thrown. */
+/** Why one run failed: what its method (or its lock manager) threw, as thrown. */
 interface RunFailure {
   readonly error: unknown;
 }
 
 /** A lock a run holds, with what it asked for. */
 interface HeldLock {
-  readonly lock: SimpleLock;
+  readonly lock: TakenLock;
   readonly config: JobLock["config"];
 }
 
@@ -71,7 +71,10 @@ export async function schedulerFor(
       configValue: (key) => configValue(app.config, key),
       logger: app.logger,
       beanOf: (type) => context.getBean(type),
-      hasBean: (type) => beans.some((bean) => bean.instance instanceof type),
+      hasBean: (type) =>
+        beans.some((bean) =>
+          typeof type === "string" ? bean.name === type : bean.instance instanceof type
+        ),
       ended: (run) => reportRun(context, run),
     },
     devices,
@@ -127,10 +130,7 @@ export function createScheduler(
   host: SchedulerHost,
   devices: SchedulerDevices = {},
 ): Scheduler {
-  let provider: LockProvider | undefined;
-  // The one LockProvider bean, looked up for the first job with a lock.
-  const lockProvider = () => provider ??= host.beanOf(LockProvider) as LockProvider;
-  const jobs = methods.flatMap((method) => readJob(Cron, method, host, lockProvider) ?? []);
+  const jobs = methods.flatMap((method) => readJob(Cron, method, host) ?? []);
   return new JobScheduler(jobs, host, devices);
 }
 
@@ -327,7 +327,7 @@ class JobScheduler implements Scheduler {
     // Stopped while the lock was being taken: the run does not start, and the lock goes back.
     if (this.#stopping !== undefined) {
       if (held !== undefined) {
-        await this.#waits.within(held.lock.unlock(), held.config.lockAtMostFor, "release")
+        await this.#waits.within(held.lock.release(), held.config.lockAtMostFor, "release")
           .catch(() => {});
       }
       return;
@@ -339,11 +339,18 @@ class JobScheduler implements Scheduler {
   // STOPPED when the scheduler stopped meanwhile, or why it could not be taken (logged).
   async #take(
     name: string,
-    { config, provider }: JobLock,
-  ): Promise<{ readonly lock: SimpleLock } | "held" | typeof STOPPED | RunFailure> {
+    { config, manager }: JobLock,
+  ): Promise<{ readonly lock: TakenLock } | "held" | typeof STOPPED | RunFailure> {
     try {
       // A store that never answers must not hold the job for ever.
-      const taking = Promise.resolve().then(() => provider.lock(config));
+      const taking = Promise.resolve().then(() =>
+        manager.acquire({
+          key: config.name,
+          waitMs: 0,
+          leaseMs: config.lockAtMostFor,
+          minHoldMs: config.lockAtLeastFor,
+        })
+      );
       const taken = await this.#waits.within(taking, config.lockAtMostFor, "take").catch(
         (error) => {
           releaseLate(taking);
@@ -351,9 +358,9 @@ class JobScheduler implements Scheduler {
         },
       );
       if (taken === undefined || taken === null) return "held";
-      if (typeof (taken as Partial<SimpleLock>).unlock !== "function") {
+      if (typeof (taken as Partial<TakenLock>).release !== "function") {
         throw new TypeError(
-          `lock() resolved to ${typeof taken}, neither a lock (with unlock()) nor undefined`,
+          `acquire() resolved to ${typeof taken}, neither a lock (with release()) nor undefined`,
         );
       }
       return { lock: taken };
@@ -409,7 +416,7 @@ class JobScheduler implements Scheduler {
       );
     }
     try {
-      await this.#waits.within(lock.unlock(), config.lockAtMostFor, "release");
+      await this.#waits.within(lock.release(), config.lockAtMostFor, "release");
     } catch (error) {
       if (error !== STOPPED) {
         this.#host.logger.error(

@@ -14,4 +14,6 @@ export interface SchedulerLockOptions {
    * between replicas and the spread of their timers (0 by default).
    */
   readonly lockAtLeastFor?: Duration;
+  /** The name of the `LockManager` bean that takes the lock; the app's one by default. */
+  readonly lockManager?: string;
 }

@@ -11,6 +11,7 @@ export const MYSQL: SqlDialect = {
   bindsArrayBuffer: true,
   bigintIs64Bits: false,
   stopsStatements: true,
+  oneWriter: false,
   placeholder: () => "?",
   quote: (name) => `\`${name.replaceAll("`", "``")}\``,
   lacks: () => undefined,

@@ -11,6 +11,7 @@ export const POSTGRES: SqlDialect = {
   bindsArrayBuffer: false,
   bigintIs64Bits: false,
   stopsStatements: true,
+  oneWriter: false,
   placeholder: (n) => `$${n}`,
   quote: (name) => `"${name.replaceAll('"', '""')}"`,
   // READ UNCOMMITTED is run as READ COMMITTED, as the standard allows: not refused.

@@ -24,6 +24,11 @@ export interface SqlDialect {
   readonly bigintIs64Bits: boolean;
   /** Whether a statement can be stopped at a query timeout (SQLite cannot stop one it runs). */
   readonly stopsStatements: boolean;
+  /**
+   * Whether one connection writes at a time (SQLite): a write transaction holds the database's
+   * one writer, so no other connection writes before it ends.
+   */
+  readonly oneWriter: boolean;
   /** The placeholder of the `n`th parameter, from 1: `$1` or `?`. */
   placeholder(n: number): string;
   /** One name quoted for the SQL text, the quote character inside it doubled. */

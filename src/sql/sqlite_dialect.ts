@@ -11,6 +11,7 @@ export const SQLITE: SqlDialect = {
   bindsArrayBuffer: false,
   bigintIs64Bits: true,
   stopsStatements: false,
+  oneWriter: true,
   placeholder: () => "?",
   quote: (name) => `"${name.replaceAll('"', '""')}"`,
   // A level asked that is what it has is taken: its transactions are serializable.

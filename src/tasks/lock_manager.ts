@@ -1,6 +1,6 @@
-// The one interface `@Lockable` takes its locks through (Winter Boot's `lockManager`): in the
-// process by default, or a bean of the app's that keeps them in a database or Redis, so that runs
-// of one key never overlap across replicas.
+// The one interface `@Lockable` and `@SchedulerLock` take their locks through (Winter Boot's
+// `lockManager`, ShedLock's provider): in the process by default for `@Lockable`, or a bean of the
+// app's that keeps them in a database or Redis, so that runs never overlap across replicas.
 
 /** A lock taken: what gives it back. */
 export interface HeldLock {
@@ -20,6 +20,13 @@ export interface LockRequest {
    */
   readonly leaseMs: number;
   /**
+   * Milliseconds from its taking that the lock lasts at least, given back or not (ShedLock's
+   * `lockAtLeastFor`, which `@SchedulerLock` passes): a run that ends at once still keeps a
+   * replica whose clock is a little behind from running it again. 0 (the default): a release
+   * ends the lock at once. At most `leaseMs`.
+   */
+  readonly minHoldMs?: number | undefined;
+  /**
    * Aborted when the app closes, once its runs had their time to finish: the wait ends,
    * `undefined`. A request whose signal has aborted still tries once: a free key is taken.
    */
@@ -27,8 +34,12 @@ export interface LockRequest {
 }
 
 /**
- * Takes the locks of `@Lockable` methods. Subclass it for a store of your own, declare the
- * subclass as a bean, and name the bean in `@Lockable({ lockManager })`.
+ * Takes the locks of `@Lockable` methods and `@SchedulerLock` jobs. Thaw ships
+ * {@linkcode SqlLockManager} (the app's datasource), `SqlLockProvider` (a driver's own pool) and
+ * `RedisLockManager`; subclass it for a store of your own and declare the subclass as a bean.
+ * `@Lockable({ lockManager })` names the bean; `@SchedulerLock` takes the app's one
+ * `LockManager`, or the one its `lockManager` names. A manager keeps the lock `minHoldMs` from its
+ * taking when asked to.
  *
  * @example A lock manager in memory, for one process
  * ```ts
@@ -59,7 +70,8 @@ export abstract class LockManager {
   /**
    * The lock of `request.key`, waiting up to `request.waitMs` while another holder has it:
    * `undefined` when the wait ended without it (or `signal` was aborted). Rejects when the store
-   * cannot say (the database is down), naming the store, never its credentials.
+   * cannot say (the database is down), naming the store, never its credentials. Its release ends
+   * the lock at once, or `request.minHoldMs` after its taking, whichever is later.
    */
   abstract acquire(request: LockRequest): Promise<HeldLock | undefined>;
 }

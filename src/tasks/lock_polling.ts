@@ -6,6 +6,7 @@ import type { Clock } from "../runtime/clock.ts";
 import { MAX_DURATION_MS } from "../config/duration.ts";
 import type { HeldLock, LockRequest } from "./lock_manager.ts";
 import { shownKey } from "./shown_key.ts";
+import { shownValue } from "../shown_value.ts";
 
 /** The first pause after a try that found the lock held, in milliseconds. */
 const FIRST_PAUSE_MS = 5;
@@ -18,22 +19,29 @@ export const LONGEST_PAUSE_MS = 200;
  */
 export function checkLockRequest(request: LockRequest, who: string): LockRequest {
   if (typeof request !== "object" || request === null) {
-    throw new TypeError(`${who}: acquire() takes { key, waitMs, leaseMs, signal? }`);
+    throw new TypeError(`${who}: acquire() takes { key, waitMs, leaseMs, minHoldMs?, signal? }`);
   }
   const { key, waitMs, leaseMs } = request;
   if (typeof key !== "string" || key === "") {
-    throw new TypeError(`${who}: the lock's key must be a non-empty text, got ${shown(key)}`);
+    throw new TypeError(`${who}: the lock's key must be a non-empty text, got ${shownValue(key)}`);
   }
   if (typeof waitMs !== "number" || !(waitMs >= 0) || waitMs > MAX_DURATION_MS) {
     throw new TypeError(
-      `${who}: waitMs of the lock ${shownKey(key)} is ${shown(waitMs)}; it is a number ` +
+      `${who}: waitMs of the lock ${shownKey(key)} is ${shownValue(waitMs)}; it is a number ` +
         `of milliseconds from 0 to ${MAX_DURATION_MS}`,
     );
   }
   if (!Number.isSafeInteger(leaseMs) || leaseMs <= 0 || leaseMs > MAX_DURATION_MS) {
     throw new TypeError(
-      `${who}: leaseMs of the lock ${shownKey(key)} is ${shown(leaseMs)}; it is a whole ` +
+      `${who}: leaseMs of the lock ${shownKey(key)} is ${shownValue(leaseMs)}; it is a whole ` +
         `number of milliseconds from 1 to ${MAX_DURATION_MS}`,
+    );
+  }
+  const { minHoldMs = 0 } = request;
+  if (!Number.isSafeInteger(minHoldMs) || minHoldMs < 0 || minHoldMs > leaseMs) {
+    throw new TypeError(
+      `${who}: minHoldMs of the lock ${shownKey(key)} is ${shownValue(minHoldMs)}; it is a whole ` +
+        `number of milliseconds from 0 to its leaseMs (${leaseMs})`,
     );
   }
   return request;
@@ -70,8 +78,4 @@ export async function pollLock(
     }
     pause = Math.min(pause * 2, LONGEST_PAUSE_MS);
   }
-}
-
-function shown(value: unknown): string {
-  return typeof value === "string" ? JSON.stringify(value) : String(value);
 }

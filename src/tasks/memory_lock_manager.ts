@@ -5,6 +5,7 @@ import { ReleaseOnce } from "./release_once.ts";
 
 interface Waiter {
   readonly granted: (lock: HeldLock) => void;
+  readonly minHoldMs: number;
 }
 
 /** Locks in memory, for one process: waiters get a key in the order they asked. */
@@ -12,11 +13,11 @@ export class MemoryLockManager extends LockManager {
   // The keys held, each with those waiting for it, first come first.
   readonly #held = new Map<string, Waiter[]>();
 
-  acquire({ key, waitMs, signal }: LockRequest): Promise<HeldLock | undefined> {
+  acquire({ key, waitMs, minHoldMs = 0, signal }: LockRequest): Promise<HeldLock | undefined> {
     const waiting = this.#held.get(key);
     if (waiting === undefined) {
       this.#held.set(key, []);
-      return Promise.resolve(this.#lock(key));
+      return Promise.resolve(this.#lock(key, minHoldMs));
     }
     if (waitMs <= 0 || signal?.aborted) return Promise.resolve(undefined);
     return new Promise((resolve) => {
@@ -25,7 +26,7 @@ export class MemoryLockManager extends LockManager {
         signal?.removeEventListener("abort", onAbort);
         resolve(lock);
       };
-      const waiter: Waiter = { granted: done };
+      const waiter: Waiter = { granted: done, minHoldMs };
       const give = () => {
         const list = this.#held.get(key);
         const at = list === undefined ? -1 : list.indexOf(waiter);
@@ -39,13 +40,25 @@ export class MemoryLockManager extends LockManager {
     });
   }
 
-  #lock(key: string): HeldLock {
+  #lock(key: string, minHoldMs: number): HeldLock {
+    const until = performance.now() + minHoldMs;
     return new ReleaseOnce(() => {
-      // Handed to the first waiter, or the key is free.
-      const next = this.#held.get(key)?.shift();
-      if (next === undefined) this.#held.delete(key);
-      else next.granted(this.#lock(key));
+      this.#handOverAt(key, until);
       return Promise.resolve();
     });
+  }
+
+  // A timer may fire a little early on the monotonic clock: it is checked again.
+  #handOverAt(key: string, until: number): void {
+    const left = until - performance.now();
+    if (left > 0) setTimeout(() => this.#handOverAt(key, until), Math.ceil(left));
+    else this.#handOver(key);
+  }
+
+  // Gives the key to the first waiter, or frees it.
+  #handOver(key: string): void {
+    const next = this.#held.get(key)?.shift();
+    if (next === undefined) this.#held.delete(key);
+    else next.granted(this.#lock(key, next.minHoldMs));
   }
 }

@@ -1,15 +1,11 @@
 import type { SqlClient } from "../data/sql_client.ts";
-import { systemClock } from "../runtime/clock.ts";
-import {
-  isSqlLockDialect,
-  type SqlLockDialect,
-  SqlLockTable,
-} from "../scheduling/sql_lock_table.ts";
-import { type HeldLock, LockManager, type LockRequest } from "./lock_manager.ts";
+import { isSqlLockDialect, type SqlLockDialect, SqlLockTable } from "../sql/sql_lock_table.ts";
+import { DIALECTS } from "../sql/dialects.ts";
 import { checkOptionsObject } from "../options_object.ts";
-import { checkLockRequest, pollLock } from "./lock_polling.ts";
-import { ReleaseOnce } from "./release_once.ts";
 import { shownKey } from "./shown_key.ts";
+import { TableLocks } from "./table_locks.ts";
+import { type HeldLock, LockManager, type LockRequest } from "./lock_manager.ts";
+import { messageOf } from "../context/message_of.ts";
 
 /** The options of {@linkcode SqlLockManager}. */
 export interface SqlLockManagerOptions {
@@ -24,9 +20,6 @@ export interface SqlLockManagerOptions {
 
 const OPTIONS = ["table", "lockedBy"];
 const WHO = "SqlLockManager";
-// A key the name column cannot hold as it is goes in as this and its SHA-256; so does a key that
-// starts with it, so that no key is stored as another's hash.
-const HASHED = "sha256:";
 
 /**
  * The locks of `@Lockable` in a table of the app's datasource (PostgreSQL, MariaDB/MySQL or
@@ -39,10 +32,10 @@ const HASHED = "sha256:";
  * key, `acquire` tries again after a pause that grows from 5 ms to 200 ms, until `waitMs`.
  *
  * **Rows.** A release deletes its lock's row (while it is still this taking's), so keys made of
- * arguments (`order-42`) leave no row behind. ShedLock and `SqlLockProvider` keep a row per name
- * and only end its lease, as a scheduler's locks are a few fixed names; both take a lock the same
- * way whether its row exists or not, so they share the table. The row of a holder that died stays
- * until its key is taken and released again.
+ * arguments (`order-42`) leave no row behind; a lock asked for with `minHoldMs` (a
+ * `@SchedulerLock`'s `lockAtLeastFor`) keeps its row until then, as ShedLock does. ShedLock takes a
+ * lock the same way whether its row exists or not, so the two share the table. The row of a
+ * holder that died stays until its key is taken and released again.
  *
  * **Connection.** Its statements run outside the caller's transaction, on a connection of the
  * datasource's pool of their own, each committed at once: a lock taken in a transaction that
@@ -87,6 +80,10 @@ const HASHED = "sha256:";
 export class SqlLockManager extends LockManager {
   readonly #sql: SqlClient;
   readonly #locks: SqlLockTable;
+  readonly #taken: TableLocks = new TableLocks(
+    WHO,
+    (work, key, what) => this.#run(work, key, what),
+  );
 
   /**
    * A manager over the datasource of `sql` (the app's `SqlClient` bean). Throws a `TypeError` for
@@ -131,62 +128,36 @@ export class SqlLockManager extends LockManager {
 
   /**
    * The lock of `request.key`, waiting up to `request.waitMs` while another holds it: `undefined`
-   * once the wait ended without it. Rejects, naming the datasource, the table and the key, when
-   * the database fails (down, the table missing); with a `TypeError` for a request that is not one.
+   * once the wait ended without it. Rejects, naming the datasource, the table and the key, when the
+   * database fails (down, the table missing); with a `TypeError` for a request that is not one.
    */
-  async acquire(request: LockRequest): Promise<HeldLock | undefined> {
-    const { key, leaseMs } = checkLockRequest(request, WHO);
-    const name = await storedName(key);
-    return await pollLock(request, () => this.#take(key, name, leaseMs), systemClock);
-  }
-
-  async #take(key: string, name: string, leaseMs: number): Promise<HeldLock | undefined> {
-    const locks = this.#locks;
-    const holder = await this.#outside(() => locks.take(name, leaseMs), key, "take");
-    if (holder === undefined) return undefined;
-    return new ReleaseOnce(() => this.#outside(() => locks.delete(name, holder), key, "release"));
+  acquire(request: LockRequest): Promise<HeldLock | undefined> {
+    return this.#taken.acquire(request);
   }
 
   // Runs `work` outside the caller's transaction (see the class's "Connection"), and names the
   // datasource, table and key in its failure.
-  async #outside<T>(work: () => Promise<T>, key: string, what: string): Promise<T> {
-    const sql = this.#sql;
+  async #run<T>(
+    work: (locks: SqlLockTable) => Promise<T>,
+    key: string,
+    what: "take" | "release",
+  ): Promise<T> {
+    const [sql, locks] = [this.#sql, this.#locks];
     try {
-      if (this.#locks.dialect === "sqlite") {
+      if (DIALECTS[sql.kind].oneWriter) {
         const inWrite = await sql.transaction(
           (status) => status.hasTransaction() && !status.readOnly,
           { propagation: "SUPPORTS", readOnly: true },
         );
-        if (inWrite) return await work();
+        if (inWrite) return await work(locks);
       }
-      return await sql.transaction(work, { propagation: "NOT_SUPPORTED" });
+      return await sql.transaction(() => work(locks), { propagation: "NOT_SUPPORTED" });
     } catch (error) {
       throw new Error(
         `${WHO}: could not ${what} the lock ${shownKey(key)} on datasource ` +
-          `"${sql.name}" (table ${this.#locks.table}): ${
-            error instanceof Error ? error.message : String(error)
-          }`,
+          `"${sql.name}" (table ${this.#locks.table}): ${messageOf(error)}`,
         { cause: error },
       );
     }
   }
-}
-
-// The row's name of `key`: itself where the column holds it exactly, else its hash.
-async function storedName(key: string): Promise<string> {
-  if (
-    !key.startsWith(HASHED) && SqlLockTable.unstorableName(key) === undefined
-  ) {
-    return key;
-  }
-  // The UTF-16 code units, not UTF-8: two keys with different lone surrogates stay two.
-  const units = new Uint8Array(key.length * 2);
-  for (let i = 0; i < key.length; i++) {
-    const unit = key.charCodeAt(i);
-    units[2 * i] = unit & 0xff;
-    units[2 * i + 1] = unit >> 8;
-  }
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", units));
-  const base64 = btoa(String.fromCharCode(...digest));
-  return HASHED + base64.replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
 }

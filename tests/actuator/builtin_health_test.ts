@@ -1,6 +1,6 @@
 // The components Thaw adds by itself, as an app sees them at /actuator/health: the disk's, and
 // those its own beans offer (here a SqlLockProvider over a query of the test's; the real
-// databases and Redis are in tests/scheduling/sql_lock_health_test.ts and
+// databases and Redis are in tests/tasks/sql_lock_health_test.ts and
 // tests/cache/redis_health_test.ts).
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";

@@ -5,17 +5,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { MeterProvider } from "@opentelemetry/sdk-metrics";
-import {
-  Bean,
-  bootstrap,
-  Configuration,
-  type LockConfiguration,
-  LockProvider,
-  Scheduled,
-  SchedulerLock,
-  Service,
-  type SimpleLock,
-} from "../../mod.ts";
+import { Bean, bootstrap, Configuration, Scheduled, SchedulerLock, Service } from "../../mod.ts";
 import { actuator } from "../../actuator.ts";
 import { observeScheduledRuns } from "../../src/actuator/scheduler_metrics.ts";
 import { reportRun } from "../../src/scheduling/job_runs.ts";
@@ -23,14 +13,15 @@ import { CollectingReader } from "../metric_reader.ts";
 import { readOpenMetrics } from "./openmetrics_check.ts";
 import { RUNTIME } from "../runtime.ts";
 import { PROMETHEUS, samples, sampleValue, scrape } from "./prometheus_samples.ts";
+import { type HeldLock, LockManager, type LockRequest } from "../../tasks.ts";
 
 class ArchiveFull extends Error {}
 
 /** Locks of one process: a lock another replica holds is `held`. */
-class MemoryLocks extends LockProvider {
+class MemoryLocks extends LockManager {
   held = false;
-  lock(_config: LockConfiguration): Promise<SimpleLock | undefined> {
-    return Promise.resolve(this.held ? undefined : { unlock: () => Promise.resolve() });
+  acquire(_request: LockRequest): Promise<HeldLock | undefined> {
+    return Promise.resolve(this.held ? undefined : { release: () => Promise.resolve() });
   }
 }
 
@@ -61,7 +52,7 @@ function jobsClass() {
 @Configuration()
 class Locking {
   @Bean()
-  lockProvider(): LockProvider {
+  lockManager(): LockManager {
     return new MemoryLocks();
   }
 }
@@ -75,7 +66,7 @@ describe("the scheduler's series at /actuator/prometheus", () => {
       actuator: actuator(),
       logger: { error: () => {}, warn: () => {} },
     });
-    const locks = app.getBean(LockProvider) as MemoryLocks;
+    const locks = app.getBean(LockManager) as MemoryLocks;
     await assert.rejects(app.scheduled({ cron: CRON }), ArchiveFull);
     await assert.rejects(app.scheduled({ cron: CRON }), ArchiveFull);
     locks.held = true;
@@ -138,9 +129,9 @@ describe("the scheduler's series at /actuator/prometheus", () => {
     @Configuration()
     class BrokenLocking {
       @Bean()
-      lockProvider(): LockProvider {
-        return new (class extends LockProvider {
-          lock(): Promise<SimpleLock | undefined> {
+      lockManager(): LockManager {
+        return new (class extends LockManager {
+          acquire(): Promise<HeldLock | undefined> {
             return Promise.reject(new LockStoreDown("database down"));
           }
         })();

@@ -116,6 +116,60 @@ describe("RedisLockManager", () => {
     held(await c!.acquire(request("late")));
   });
 
+  it("minHoldMs keeps a released lock until that long after its taking", async () => {
+    const { keyPrefix, locks: [a, b] } = await replicas(2);
+    const kept = held(await a!.acquire({ ...request("kept", 0, 120_000), minHoldMs: 60_000 }));
+    const token = await raw.get(`${keyPrefix}kept`);
+    await kept.release();
+    assert.equal(await raw.get(`${keyPrefix}kept`), token, "still this taking's");
+    const ttl = await raw.pTTL(`${keyPrefix}kept`);
+    assert.ok(ttl > 0 && ttl <= 60_000, `the lease left is the hold's: ${ttl} ms`);
+    assert.equal(await b!.acquire(request("kept")), undefined);
+
+    const takenAt = performance.now();
+    const brief = held(await a!.acquire({ ...request("brief"), minHoldMs: 300 }));
+    await brief.release();
+    const next = held(await b!.acquire(request("brief", LONG_WAIT)));
+    assert.ok(performance.now() - takenAt >= 300, "not before its least hold");
+    await next.release();
+    assert.equal(await raw.exists(`${keyPrefix}brief`), 0, "minHoldMs 0: deleted at once");
+  });
+
+  it("serves @SchedulerLock: one run per tick across two apps, lockAtLeastFor kept", async () => {
+    const { bootstrap, Bean, Configuration, Scheduled, SchedulerLock, Service } = await import(
+      "../../mod.ts"
+    );
+    const { LockManager } = await import("../../tasks.ts");
+    const { keyPrefix, locks } = await replicas(2);
+    const runs: number[] = [];
+    const apps = await Promise.all(locks.map(async (manager, replica) => {
+      @Service()
+      class Jobs {
+        @Scheduled({ cron: "0 0 * * *" })
+        @SchedulerLock({ name: "nightly", lockAtMostFor: "10m", lockAtLeastFor: "5m" })
+        nightly(): void {
+          runs.push(replica);
+        }
+      }
+      @Configuration()
+      class Locks {
+        @Bean()
+        lockManager(): InstanceType<typeof LockManager> {
+          return manager;
+        }
+      }
+      return await bootstrap({ components: [Jobs, Locks] });
+    }));
+    try {
+      for (const app of apps) await app.scheduled({ cron: "0 0 * * *" });
+      assert.deepEqual(runs, [0]);
+      const ttl = await raw.pTTL(`${keyPrefix}nightly`);
+      assert.ok(ttl > 0 && ttl <= 300_000, `held for lockAtLeastFor: ${ttl} ms`);
+    } finally {
+      for (const app of apps) await app.close();
+    }
+  });
+
   it("every character and very long keys are locks of their own, stored as they are", async () => {
     const { keyPrefix, locks: [a, b] } = await replicas(2);
     const keys = [

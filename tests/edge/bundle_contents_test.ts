@@ -354,7 +354,7 @@ describe("an edge worker bundled into one file, as Wrangler bundles it", () => {
       "node_modules/@redis/",
     ];
     // @thaw/thaw/lock-sql: an app without replicas to coordinate has no use for it.
-    const lockSql = "src/scheduling/sql_lock_provider.ts";
+    const lockSql = "src/tasks/sql_lock_provider.ts";
     for (
       const part of [
         ...SERVER_ONLY,

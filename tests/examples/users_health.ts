@@ -38,11 +38,11 @@ export function healthCases(storage: Storage, open: UsersApps): void {
     assert.equal(body.status, "UP");
     // Thaw's own disk component, whatever the storage; its free bytes change from run to run.
     assert.equal(body.components.diskSpace.status, "UP");
-    // The lock provider over the users datasource adds its part under its bean's name.
+    // The lock manager takes its locks on the users datasource: its one part.
     const database = storage === "memory" ? undefined : { database: DATABASE[storage] };
     assert.deepEqual(
       body.components.db,
-      database && { status: "UP", details: { users: database, lockProvider: database } },
+      database && { status: "UP", details: { users: database } },
     );
   });
 
@@ -59,7 +59,7 @@ export function healthCases(storage: Storage, open: UsersApps): void {
     const error = 'datasource "users": the pool is closed';
     assert.deepEqual(closed.body.components.db, {
       status: "DOWN",
-      details: { error, lockProvider: { error } },
+      details: { error },
     });
     const quiet = await usersApp();
     await quiet.close();

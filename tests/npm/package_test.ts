@@ -177,9 +177,9 @@ switch (entry) {
         return Promise.resolve(sql.startsWith("INSERT") ? [{ locked_by: "a" }] : []);
       },
     });
-    const lock = await provider.lock({ name: "digest", lockAtMostFor: 60_000, lockAtLeastFor: 0 });
-    await lock!.unlock();
-    assert.deepEqual(statements, ["INSERT", "UPDATE"]);
+    const held = await provider.acquire({ key: "digest", waitMs: 0, leaseMs: 60_000 });
+    await held!.release();
+    assert.deepEqual(statements, ["INSERT", "DELETE"]);
     break;
   }
   case "./data": {

@@ -4,23 +4,23 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import {
   type Application,
+  Autowired,
   Bean,
   bootstrap,
   ConfigError,
   Configuration,
   DefinitionError,
   GetMapping,
-  type LockConfiguration,
-  LockProvider,
   PreDestroy,
   RestController,
   Service,
-  type SimpleLock,
 } from "../../mod.ts";
+import { type HeldLock, LockManager, type LockRequest, SqlLockManager } from "../../tasks.ts";
+import { data, SqlClient } from "../../data.ts";
+import { datasourceEntries, KINDS } from "../sql/pools.ts";
 import { Scheduled } from "../../src/scheduling/scheduled.ts";
 import { SchedulerLock } from "../../src/scheduling/scheduler_lock.ts";
 import { listen } from "../../server.ts";
-import { SqlLockProvider } from "../../src/scheduling/sql_lock_provider.ts";
 import { memoryLogger } from "../helpers.ts";
 
 /** Resolves once `condition` holds, checking on every turn of the event loop. */
@@ -50,9 +50,12 @@ describe("@Scheduled refuses options it cannot run, at once", () => {
       { fixedDelay: 5, initialDelay: {} },
       /initialDelay: give milliseconds \(250\) or a duration .*, got \{\}/,
     ],
+    // What JSON cannot write is shown by its type, not a failure of the message itself.
+    [{ fixedRate: 1n }, /^@Scheduled\(object\): fixedRate: give milliseconds .*, got 1n$/],
   ];
   for (const [options, pattern] of refused) {
-    it(`refuses ${JSON.stringify(options)}`, () => {
+    const named = JSON.stringify(options, (_, v) => typeof v === "bigint" ? `${v}n` : v);
+    it(`refuses ${named}`, () => {
       assert.throws(
         () => Scheduled(options as never),
         (e: unknown) =>
@@ -96,6 +99,14 @@ describe("@Scheduled refuses options it cannot run, at once", () => {
     assert.throws(
       () => SchedulerLock({ name: "x", lockAtMostFor: [] } as never),
       /lockAtMostFor: give milliseconds \(250\) or a duration .*, got \[\]/,
+    );
+    assert.throws(
+      () => SchedulerLock({ name: "x", lockAtMostFor: 2n } as never),
+      /@SchedulerLock\(object\): lockAtMostFor: give milliseconds .*, got 2n$/,
+    );
+    assert.throws(
+      () => SchedulerLock({ name: "x", lockAtMostFor: 5, lockManager: "" }),
+      /@SchedulerLock\(.*\): lockManager is the name of a LockManager bean, got ""$/,
     );
   });
 });
@@ -350,10 +361,10 @@ describe("bootstrap and scheduled jobs", () => {
 
   it("an override that schedules again keeps its parent's @SchedulerLock", async () => {
     const events: string[] = [];
-    class Locks extends LockProvider {
-      lock(config: LockConfiguration): Promise<SimpleLock | undefined> {
-        events.push(`lock ${config.name}`);
-        return Promise.resolve({ unlock: () => Promise.resolve() });
+    class Locks extends LockManager {
+      acquire(request: LockRequest): Promise<HeldLock | undefined> {
+        events.push(`lock ${request.key}`);
+        return Promise.resolve({ release: () => Promise.resolve() });
       }
     }
     class Base {
@@ -373,7 +384,7 @@ describe("bootstrap and scheduled jobs", () => {
     @Configuration()
     class Config {
       @Bean()
-      lockProvider(): LockProvider {
+      lockManager(): LockManager {
         return new Locks();
       }
     }
@@ -489,49 +500,82 @@ describe("bootstrap and scheduled jobs", () => {
     assert.deepEqual(logger.lines, []);
   });
 
-  it("stops bootstrap on a lock its LockProvider could never take, or an empty name", async () => {
-    let taken = 0;
-    @Configuration()
-    class Locks {
-      @Bean()
-      lockProvider(): LockProvider {
-        return new SqlLockProvider({
-          dialect: "sqlite",
-          query: () => {
-            taken++;
-            return Promise.resolve([]);
-          },
-        });
-      }
-    }
+  it("stops bootstrap on a lock whose name is empty once read", async () => {
     @Service()
     class Jobs {
       @Scheduled({ cron: "0 0 * * *" })
       @SchedulerLock({ name: "${app.lock-name}", lockAtMostFor: "1m" })
       nightly(): void {}
     }
-    await assert.rejects(
-      bootstrap({ components: [Locks, Jobs], config: { app: { "lock-name": "x".repeat(65) } } }),
-      (e: unknown) =>
-        e instanceof DefinitionError &&
-        /^@SchedulerLock on Jobs\.nightly: the LockProvider refuses the lock: SqlLockProvider: the lock name .* the name column holds 64/
-          .test(e.message),
-    );
+    @Configuration()
+    class Locks {
+      @Bean()
+      lockManager(): LockManager {
+        return new (class extends LockManager {
+          acquire(): Promise<HeldLock | undefined> {
+            throw new Error("never asked");
+          }
+        })();
+      }
+    }
     await assert.rejects(
       bootstrap({ components: [Locks, Jobs], config: { app: { "lock-name": " " } } }),
       /@SchedulerLock on Jobs\.nightly \(class Jobs\): the lock's name is empty/,
     );
-    assert.equal(taken, 0, "nothing reached the database");
   });
 
-  it("@SchedulerLock takes the LockProvider bean's lock around each run", async () => {
+  const entries = datasourceEntries();
+  it("@SchedulerLock takes its locks through SqlLockManager, lockAtLeastFor kept in the table", async () => {
+    for (const kind of KINDS) {
+      const runs: string[] = [];
+      @Service()
+      class Jobs {
+        @Scheduled({ cron: "0 0 * * *" })
+        @SchedulerLock({ name: "x".repeat(80), lockAtMostFor: "10m", lockAtLeastFor: "5m" })
+        nightly(): void {
+          runs.push("run");
+        }
+      }
+      @Configuration()
+      class Locks {
+        @Autowired(SqlClient)
+        private sql!: SqlClient;
+
+        @Bean()
+        lockManager(): LockManager {
+          return new SqlLockManager(this.sql);
+        }
+      }
+      const { entry } = await entries(kind, "main");
+      const app = await bootstrap({
+        components: [Locks, Jobs],
+        config: { datasource: [entry] },
+        data: data(),
+      });
+      try {
+        const sql = app.getBean(SqlClient);
+        await sql.unsafe(SqlLockManager.createTable(sql.kind));
+        await app.scheduled({ cron: "0 0 * * *" });
+        // Released, and still held for lockAtLeastFor: the next tick is this one's.
+        await app.scheduled({ cron: "0 0 * * *" });
+        assert.deepEqual(runs, ["run"], kind);
+        const rows = (await sql.unsafe("SELECT name FROM shedlock")).rows;
+        assert.equal(rows.length, 1, kind);
+        assert.match(String(rows[0].name), /^sha256:[A-Za-z0-9_-]{43}$/);
+      } finally {
+        await app.close();
+      }
+    }
+  });
+
+  it("@SchedulerLock takes the LockManager bean's lock around each run", async () => {
     const events: string[] = [];
-    class Locks extends LockProvider {
-      lock(config: LockConfiguration): Promise<SimpleLock | undefined> {
-        events.push(`lock ${config.name} ${config.lockAtMostFor}`);
+    class Locks extends LockManager {
+      acquire(request: LockRequest): Promise<HeldLock | undefined> {
+        events.push(`lock ${request.key} ${request.leaseMs}`);
         return Promise.resolve({
-          unlock: () => {
-            events.push(`unlock ${config.name}`);
+          release: () => {
+            events.push(`unlock ${request.key}`);
             return Promise.resolve();
           },
         });
@@ -548,13 +592,13 @@ describe("bootstrap and scheduled jobs", () => {
     @Configuration()
     class Config {
       @Bean()
-      lockProvider(): LockProvider {
+      lockManager(): LockManager {
         return new Locks();
       }
     }
     await assert.rejects(
       bootstrap({ components: [Jobs] }),
-      /@SchedulerLock on Jobs\.nightly \(class Jobs\): no bean is a LockProvider/,
+      /@SchedulerLock on Jobs\.nightly \(class Jobs\): no bean is a LockManager/,
     );
     const app = await bootstrap({ components: [Jobs, Config] });
     await app.scheduled({ cron: "0 0 * * *" });

@@ -1,12 +1,8 @@
 // What the scheduler's tests share: a scheduler on a virtual clock, a host that records what it
-// logs, a job, and a lock provider in memory.
+// logs, a job, and a lock manager in memory.
 import { createScheduler, type SchedulerDevices } from "../../src/scheduling/scheduler.ts";
 import type { ScheduledMethod, SchedulerHost } from "../../src/scheduling/scheduled_jobs.ts";
-import {
-  type LockConfiguration,
-  LockProvider,
-  type SimpleLock,
-} from "../../src/scheduling/lock_provider.ts";
+import { type HeldLock, LockManager, type LockRequest } from "../../src/tasks/lock_manager.ts";
 import { loadCron } from "../../src/scheduling/trigger.ts";
 import { FakeClock } from "../fake_clock.ts";
 
@@ -21,7 +17,13 @@ export interface Logged {
 }
 
 export function testHost(
-  options: { enabled?: boolean; config?: Record<string, unknown>; locks?: LockProvider } = {},
+  options: {
+    enabled?: boolean;
+    config?: Record<string, unknown>;
+    locks?: LockManager;
+    /** Beans by name, for a lock that names its manager. */
+    named?: Record<string, unknown>;
+  } = {},
 ): SchedulerHost & { logged: Logged[] } {
   const logged: Logged[] = [];
   return {
@@ -32,11 +34,15 @@ export function testHost(
       error: (message, error) => logged.push({ level: "error", message, error }),
       warn: (message) => logged.push({ level: "warn", message }),
     },
-    beanOf: () => {
-      if (options.locks === undefined) throw new Error("no bean");
-      return options.locks;
+    beanOf: (type) => {
+      const bean = typeof type === "string" ? options.named?.[type] : options.locks;
+      if (bean === undefined) throw new Error("no bean");
+      return bean;
     },
-    hasBean: (type) => options.locks instanceof type,
+    hasBean: (type) =>
+      typeof type === "string"
+        ? Object.hasOwn(options.named ?? {}, type)
+        : options.locks instanceof type,
   };
 }
 
@@ -75,20 +81,20 @@ export function recorder(clock: () => FakeClock) {
   return { times, run: () => void times.push(clock().now() - T0) };
 }
 
-export class MemoryLocks extends LockProvider {
-  readonly taken: LockConfiguration[] = [];
+export class MemoryLocks extends LockManager {
+  readonly taken: LockRequest[] = [];
   readonly released: string[] = [];
   holder: "free" | "other" | "broken" = "free";
   failUnlock = false;
 
-  lock(config: LockConfiguration): Promise<SimpleLock | undefined> {
+  acquire(request: LockRequest): Promise<HeldLock | undefined> {
     if (this.holder === "broken") return Promise.reject(new Error("database down"));
     if (this.holder === "other") return Promise.resolve(undefined);
-    this.taken.push(config);
+    this.taken.push(request);
     return Promise.resolve({
-      unlock: () => {
+      release: () => {
         if (this.failUnlock) return Promise.reject(new Error("gone"));
-        this.released.push(config.name);
+        this.released.push(request.key);
         return Promise.resolve();
       },
     });

@@ -86,13 +86,26 @@ describe("reading the options at bootstrap", () => {
     assert.equal(clock.pending, 0);
   });
 
-  it("refuses a lock with no LockProvider bean, a lock without a schedule, and bad lock times", () => {
+  it("refuses a lock with no LockManager bean, a lock without a schedule, and bad lock times", () => {
     refused(
       { fixedRate: 1000 },
-      /^@SchedulerLock on Jobs\.run \(class Jobs\): no bean is a LockProvider/,
+      /^@SchedulerLock on Jobs\.run \(class Jobs\): no bean is a LockManager/,
       {
         lock: { name: "x", lockAtMostFor: "1m" },
       },
+    );
+    const named = testHost({ named: { cache: {}, locks: new MemoryLocks() } });
+    refused(
+      { fixedRate: 1000 },
+      /^@SchedulerLock on Jobs\.run \(class Jobs\): lockManager "nope" names no bean/,
+      { lock: { name: "x", lockAtMostFor: "1m", lockManager: "nope" } },
+      named,
+    );
+    refused(
+      { fixedRate: 1000 },
+      /lockManager "cache" names a bean that is no LockManager \(a Object\)/,
+      { lock: { name: "x", lockAtMostFor: "1m", lockManager: "cache" } },
+      named,
     );
     refused(
       undefined,

@@ -1,7 +1,7 @@
-// The scheduler's locks in virtual time: @SchedulerLock, and a LockProvider that misbehaves.
+// The scheduler's locks in virtual time: @SchedulerLock, and a LockManager that misbehaves.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { LockProvider, type SimpleLock } from "../../src/scheduling/lock_provider.ts";
+import { type HeldLock, LockManager } from "../../src/tasks/lock_manager.ts";
 import { FakeClock, settle } from "../fake_clock.ts";
 import { deferred } from "../deferred.ts";
 import { job, MemoryLocks, scheduled, T0, testHost } from "./scheduler_fixtures.ts";
@@ -25,8 +25,8 @@ describe("@SchedulerLock", () => {
     await clock.advance(1500);
     assert.equal(n, 2);
     assert.deepEqual(locks.taken, [
-      { name: "digest", lockAtMostFor: 600_000, lockAtLeastFor: 30_000 },
-      { name: "digest", lockAtMostFor: 600_000, lockAtLeastFor: 30_000 },
+      { key: "digest", waitMs: 0, leaseMs: 600_000, minHoldMs: 30_000 },
+      { key: "digest", waitMs: 0, leaseMs: 600_000, minHoldMs: 30_000 },
     ]);
     assert.deepEqual(locks.released, ["digest", "digest"]);
   });
@@ -85,16 +85,38 @@ describe("@SchedulerLock", () => {
   });
 });
 
-describe("a LockProvider that misbehaves", () => {
+describe("@SchedulerLock's manager", () => {
+  it("is the one its lockManager names, when the app has several", async () => {
+    const clock = new FakeClock(T0);
+    const [first, second] = [new MemoryLocks(), new MemoryLocks()];
+    const host = testHost({ locks: first, named: { first, second } });
+    const { scheduler } = scheduled(
+      [
+        job({ fixedRate: 1000 }, () => {}, {
+          lock: { name: "digest", lockAtMostFor: "1m", lockManager: "second" },
+        }),
+      ],
+      host,
+      { clock },
+    );
+    scheduler.start();
+    await clock.advance(1);
+    assert.deepEqual(first.taken, []);
+    assert.deepEqual(second.taken.map((request) => request.key), ["digest"]);
+    await scheduler.stop(1000);
+  });
+});
+
+describe("a LockManager that misbehaves", () => {
   it("one that never answers: the run is skipped at lockAtMostFor, and the next tick tries again", async () => {
     const clock = new FakeClock(T0);
     let calls = 0;
-    const locks = new (class extends LockProvider {
-      lock(): Promise<SimpleLock | undefined> {
+    const locks = new (class extends LockManager {
+      acquire(): Promise<HeldLock | undefined> {
         calls++;
         return calls === 1
           ? new Promise(() => {})
-          : Promise.resolve({ unlock: () => Promise.resolve() });
+          : Promise.resolve({ release: () => Promise.resolve() });
       }
     })();
     const host = testHost({ locks });
@@ -122,10 +144,10 @@ describe("a LockProvider that misbehaves", () => {
 
   it("a lock taken only after stop(): the run never starts, and the lock goes back", async () => {
     const clock = new FakeClock(T0);
-    const grant = deferred<SimpleLock | undefined>();
+    const grant = deferred<HeldLock | undefined>();
     let unlocked = 0;
-    const locks = new (class extends LockProvider {
-      lock(): Promise<SimpleLock | undefined> {
+    const locks = new (class extends LockManager {
+      acquire(): Promise<HeldLock | undefined> {
         return grant.promise;
       }
     })();
@@ -144,7 +166,7 @@ describe("a LockProvider that misbehaves", () => {
     await clock.advance(1);
     // Nothing runs yet: stop() need not wait for a run that has not begun.
     assert.equal(await scheduler.stop(1000), undefined);
-    grant.resolve({ unlock: () => void unlocked++ as unknown as Promise<void> });
+    grant.resolve({ release: () => void unlocked++ as unknown as Promise<void> });
     await clock.advance(60_000);
     assert.equal(n, 0, "nothing runs after stop()");
     assert.equal(unlocked, 1, "the lock taken late is released");
@@ -152,10 +174,10 @@ describe("a LockProvider that misbehaves", () => {
     assert.equal(clock.pending, 0, "no timer outlives the scheduler");
   });
 
-  it("a LockProvider that never answers leaves no timer behind once stopped", async () => {
+  it("a LockManager that never answers leaves no timer behind once stopped", async () => {
     const clock = new FakeClock(T0);
-    const locks = new (class extends LockProvider {
-      lock(): Promise<SimpleLock | undefined> {
+    const locks = new (class extends LockManager {
+      acquire(): Promise<HeldLock | undefined> {
         return new Promise(() => {});
       }
     })();
@@ -176,11 +198,11 @@ describe("a LockProvider that misbehaves", () => {
 
   it("a lock granted after its taker gave up waiting is released, not left to block every replica", async () => {
     const clock = new FakeClock(T0);
-    const grant = deferred<SimpleLock | undefined>();
+    const grant = deferred<HeldLock | undefined>();
     let unlocked = 0;
     let calls = 0;
-    const locks = new (class extends LockProvider {
-      lock(): Promise<SimpleLock | undefined> {
+    const locks = new (class extends LockManager {
+      acquire(): Promise<HeldLock | undefined> {
         calls++;
         return calls === 1 ? grant.promise : Promise.resolve(undefined);
       }
@@ -194,16 +216,16 @@ describe("a LockProvider that misbehaves", () => {
     );
     scheduler.start();
     await clock.advance(5001); // the wait is given up
-    grant.resolve({ unlock: () => void unlocked++ as unknown as Promise<void> });
+    grant.resolve({ release: () => void unlocked++ as unknown as Promise<void> });
     await clock.advance(1);
     assert.equal(unlocked, 1);
   });
 
-  it("an unlock() that never answers is given up at lockAtMostFor, and the schedule goes on", async () => {
+  it("a release() that never answers is given up at lockAtMostFor, and the schedule goes on", async () => {
     const clock = new FakeClock(T0);
-    const locks = new (class extends LockProvider {
-      lock(): Promise<SimpleLock | undefined> {
-        return Promise.resolve({ unlock: () => new Promise<void>(() => {}) });
+    const locks = new (class extends LockManager {
+      acquire(): Promise<HeldLock | undefined> {
+        return Promise.resolve({ release: () => new Promise<void>(() => {}) });
       }
     })();
     const host = testHost({ locks });
@@ -226,9 +248,9 @@ describe("a LockProvider that misbehaves", () => {
   it("null is a lock held elsewhere; anything else that is not a lock skips the run, said", async () => {
     for (const [answer, runs, logged] of [[null, 0, 0], [true, 0, 1], [{}, 0, 1]] as const) {
       const clock = new FakeClock(T0);
-      const locks = new (class extends LockProvider {
-        lock(): Promise<SimpleLock | undefined> {
-          return Promise.resolve(answer as unknown as SimpleLock);
+      const locks = new (class extends LockManager {
+        acquire(): Promise<HeldLock | undefined> {
+          return Promise.resolve(answer as unknown as HeldLock);
         }
       })();
       const host = testHost({ locks });
@@ -249,7 +271,7 @@ describe("a LockProvider that misbehaves", () => {
       if (logged > 0) {
         assert.match(
           (host.logged[0].error as Error).message,
-          /neither a lock \(with unlock\(\)\) nor undefined/,
+          /neither a lock \(with release\(\)\) nor undefined/,
         );
       }
     }

@@ -1,6 +1,6 @@
-import { Autowired, Bean, Configuration, type LockProvider } from "../../../mod.ts";
+import { Autowired, Bean, Configuration } from "../../../mod.ts";
 import type { SqlClient } from "../../../data.ts";
-import { SqlLockProvider } from "../../../lock-sql.ts";
+import { type LockManager, SqlLockManager } from "../../../tasks.ts";
 
 /**
  * The locks of the app's `@SchedulerLock` jobs, in the `shedlock` table its migrations make
@@ -12,12 +12,8 @@ export class SqlLocks {
   @Autowired("users")
   private sql!: SqlClient;
 
-  @Bean("lockProvider")
-  lockProvider(): LockProvider {
-    // SqlClient.unsafe binds the provider's own placeholders ($1 on PostgreSQL, ? on SQLite).
-    return new SqlLockProvider({
-      dialect: this.sql.kind,
-      query: async (text, params) => (await this.sql.unsafe(text, params)).rows,
-    });
+  @Bean("lockManager")
+  lockManager(): LockManager {
+    return new SqlLockManager(this.sql);
   }
 }

@@ -1,9 +1,11 @@
-// ShedLock's table, as SqlLockProvider (the scheduler's locks) and SqlLockManager (@Lockable's)
-// both use it: the statements of each database, what the columns hold, and the one taking and
-// release of a lock, in one class so that the two cannot drift apart. Every time is the database's (ShedLock's `usingDbTime()`): replicas whose
-// clocks disagree still agree on when a lock ends. In UTC, so that sessions in other time zones
-// agree too. One reading of the clock per statement, so that lock_until is locked_at + the lease
-// exactly.
+// ShedLock's table, as SqlLockManager (over the app's datasource) and SqlLockProvider (over a
+// driver's own pool) both use it: the statements of each database, what the columns hold, and the
+// one taking and release of a lock, in one class so that the two cannot drift apart. Every time
+// is the database's (ShedLock's `usingDbTime()`): replicas whose clocks disagree still agree on
+// when a lock ends. In UTC, so that sessions in other time zones agree too. One reading of the
+// clock per statement, so that lock_until is locked_at + the lease exactly.
+
+import { shownValue } from "../shown_value.ts";
 
 /** The SQL databases the locks' table is written for. */
 export type SqlLockDialect = "postgres" | "mysql" | "sqlite";
@@ -51,6 +53,7 @@ const SQL = {
     unlock: (t: string) =>
       `UPDATE ${t} SET lock_until = GREATEST(statement_timestamp(), ` +
       "locked_at + $1 * interval '1 millisecond') WHERE name = $2 AND locked_by = $3",
+    delete: (t: string) => `DELETE FROM ${t} WHERE name = $1 AND locked_by = $2`,
   },
   mysql: {
     // utf8mb4, so that any name is stored as it is (the server's default may be latin1), and
@@ -72,6 +75,7 @@ const SQL = {
     unlock: (t: string) =>
       `UPDATE ${t} SET lock_until = GREATEST(UTC_TIMESTAMP(3), ` +
       "locked_at + INTERVAL ? * 1000 MICROSECOND) WHERE name = ? AND locked_by = ?",
+    delete: (t: string) => `DELETE FROM ${t} WHERE name = ? AND locked_by = ?`,
   },
   sqlite: {
     create: (t: string) =>
@@ -90,6 +94,7 @@ const SQL = {
       `UPDATE ${t} SET lock_until = MAX(strftime('%Y-%m-%d %H:%M:%f', 'now'), ` +
       "strftime('%Y-%m-%d %H:%M:%f', locked_at, '+' || (? / 1000.0) || ' seconds')) " +
       "WHERE name = ? AND locked_by = ?",
+    delete: (t: string) => `DELETE FROM ${t} WHERE name = ? AND locked_by = ?`,
   },
 } as const;
 
@@ -168,36 +173,28 @@ export class SqlLockTable {
    */
   async take(name: string, leaseMs: number): Promise<string | undefined> {
     const holder = `${this.#lockedBy} ${crypto.randomUUID().slice(0, TAKING_ID_LENGTH)}`;
-    const [query, table] = [this.#query, this.#table];
+    const [query, table, statements] = [this.#query, this.#table, SQL[this.#dialect]];
     const params = [name, leaseMs, holder];
-    if (this.#dialect === "mysql") {
-      await query(SQL.mysql.lock(table), params);
-      const rows = await query(SQL.mysql.holder(table), [name]);
+    // With no RETURNING (MySQL), a read says whose the lock is now.
+    if ("holder" in statements) {
+      await query(statements.lock(table), params);
+      const rows = await query(statements.holder(table), [name]);
       return rows[0]?.locked_by === holder ? holder : undefined;
     }
-    return (await query(SQL[this.#dialect].lock(table), params)).length > 0 ? holder : undefined;
+    return (await query(statements.lock(table), params)).length > 0 ? holder : undefined;
   }
 
   /**
-   * Ends `holder`'s lock `name` by deleting its row, at once; a lock that is now another's is left
-   * as it is. For locks whose names come from data (`order-42`), which would otherwise leave one
-   * row per name ever used.
+   * Ends `holder`'s lock `name`: at once, by deleting its row, so that locks whose names come
+   * from data (`order-42`) leave no row behind; or, for a `minHoldMs` above 0, at
+   * `minHoldMs` after its taking if that is later, the row kept until then (as ShedLock keeps
+   * it). A lock that is now another's is left as it is.
    */
-  async delete(name: string, holder: string): Promise<void> {
-    await this.#query(
-      `DELETE FROM ${this.#table} WHERE name = ${this.#dialect === "postgres" ? "$1" : "?"} ` +
-        `AND locked_by = ${this.#dialect === "postgres" ? "$2" : "?"}`,
-      [name, holder],
-    );
-  }
-
-  /**
-   * Ends `holder`'s lock `name`, at once or `atLeastMs` after it was taken, whichever is later; a
-   * lock that is now another's is left as it is. The row stays, as ShedLock leaves it: a
-   * scheduler's locks are a few fixed names.
-   */
-  async release(name: string, atLeastMs: number, holder: string): Promise<void> {
-    await this.#query(SQL[this.#dialect].unlock(this.#table), [atLeastMs, name, holder]);
+  async release(name: string, minHoldMs: number, holder: string): Promise<void> {
+    const statements = SQL[this.#dialect];
+    await (minHoldMs > 0
+      ? this.#query(statements.unlock(this.#table), [minHoldMs, name, holder])
+      : this.#query(statements.delete(this.#table), [name, holder]));
   }
 }
 
@@ -239,8 +236,7 @@ function checkLockedBy(lockedBy: unknown, who: string): string {
       "id each taking adds",
   );
   if (why !== undefined) {
-    const shown = typeof lockedBy === "string" ? JSON.stringify(lockedBy) : String(lockedBy);
-    throw new TypeError(`${who}: lockedBy ${shown} ${why}`);
+    throw new TypeError(`${who}: lockedBy ${shownValue(lockedBy)} ${why}`);
   }
   return lockedBy as string;
 }

@@ -1,12 +1,16 @@
-import { type LockConfiguration, LockProvider, type SimpleLock } from "./lock_provider.ts";
-import { MAX_DURATION_MS } from "../config/duration.ts";
 import { HEALTH_CONTRIBUTION, type HealthContribution } from "../actuator/health_contribution.ts";
 import {
   isSqlLockDialect,
   type SqlLockDialect,
   type SqlLockQuery,
   SqlLockTable,
-} from "./sql_lock_table.ts";
+} from "../sql/sql_lock_table.ts";
+import { checkOptionsObject } from "../options_object.ts";
+import { shownValue } from "../shown_value.ts";
+import { shownKey } from "./shown_key.ts";
+import { TableLocks } from "./table_locks.ts";
+import { type HeldLock, LockManager, type LockRequest } from "./lock_manager.ts";
+import { messageOf } from "../context/message_of.ts";
 
 export type { SqlLockDialect, SqlLockQuery };
 
@@ -52,6 +56,7 @@ export interface SqliteDatabaseLike {
 }
 
 const WHO = "SqlLockProvider";
+const OPTIONS = ["dialect", "query", "table", "lockedBy"];
 // As the datasources' part of `db` names them.
 const DATABASES = { sqlite: "SQLite", postgres: "PostgreSQL", mysql: "MySQL or MariaDB" } as const;
 
@@ -73,11 +78,14 @@ function sqliteQuery(db: SqliteDatabaseLike): SqlLockQuery {
 }
 
 /**
- * ShedLock's JDBC provider for Thaw: `@SchedulerLock` locks in one table of PostgreSQL,
- * MariaDB/MySQL or SQLite, through the app's own connection. Taking a lock is one atomic insert
- * or update that succeeds only where no lock of that name is held, and every time is the
- * database's, so replicas whose clocks disagree still agree. The table is yours to create, in a
- * migration: {@linkcode SqlLockProvider.createTable} gives its statement.
+ * ShedLock's JDBC provider for Thaw: a `LockManager` over one table of PostgreSQL, MariaDB/MySQL
+ * or SQLite, through a driver's own pool, for an app that does not use `data()` (one that does
+ * takes `SqlLockManager` over its datasource: the same table, the same locks). Taking a lock is
+ * one atomic insert or update that succeeds only where no lock of that name is held, and every
+ * time is the database's, so replicas whose clocks disagree still agree. Declared as a bean, it
+ * takes the locks of `@SchedulerLock` jobs (with their `lockAtLeastFor`) and of `@Lockable` methods
+ * that name it. The table is yours to create, in a migration: {@linkcode SqlLockProvider.createTable}
+ * gives its statement.
  *
  * @example
  * ```ts
@@ -89,17 +97,21 @@ function sqliteQuery(db: SqliteDatabaseLike): SqlLockQuery {
  * db.exec(SqlLockProvider.createTable("sqlite"));
  * const replicaA = SqlLockProvider.sqlite(db, { lockedBy: "host-a" });
  * const replicaB = SqlLockProvider.sqlite(db, { lockedBy: "host-b" });
- * const config = { name: "digest", lockAtMostFor: 60_000, lockAtLeastFor: 0 };
+ * const request = { key: "digest", waitMs: 0, leaseMs: 60_000 };
  *
- * const lock = await replicaA.lock(config);
- * assert.notEqual(lock, undefined);
- * assert.equal(await replicaB.lock(config), undefined); // A holds it
- * await lock!.unlock();
- * assert.notEqual(await replicaB.lock(config), undefined);
+ * const held = await replicaA.acquire(request);
+ * assert.notEqual(held, undefined);
+ * assert.equal(await replicaB.acquire(request), undefined); // A holds it
+ * await held!.release();
+ * assert.notEqual(await replicaB.acquire(request), undefined);
  * ```
  */
-export class SqlLockProvider extends LockProvider {
+export class SqlLockProvider extends LockManager {
   readonly #locks: SqlLockTable;
+  readonly #taken: TableLocks = new TableLocks(
+    WHO,
+    (work, key, what) => this.#run(work, key, what),
+  );
 
   /**
    * A provider over `options.query`; the factories `postgres`, `mysql` and `sqlite` build it over
@@ -108,16 +120,15 @@ export class SqlLockProvider extends LockProvider {
    */
   constructor(options: SqlLockProviderOptions) {
     super();
-    if (typeof options !== "object" || options === null) {
-      throw new TypeError(
-        "SqlLockProvider: options are { dialect, query, table?, lockedBy? }; or use " +
-          "SqlLockProvider.postgres(pool), .mysql(pool), .sqlite(db)",
-      );
-    }
+    const given: unknown = options;
+    checkOptionsObject(given, WHO, OPTIONS, {
+      hint: "give { dialect, query }, or use SqlLockProvider.postgres(pool), .mysql(pool), " +
+        ".sqlite(db)",
+    });
     const { dialect, query, table = "shedlock" } = options;
     if (!isSqlLockDialect(dialect)) {
       throw new TypeError(
-        `SqlLockProvider: dialect ${JSON.stringify(dialect)}; it is one of postgres, mysql, sqlite`,
+        `SqlLockProvider: dialect ${shownValue(dialect)}; it is one of postgres, mysql, sqlite`,
       );
     }
     if (typeof query !== "function") {
@@ -159,7 +170,7 @@ export class SqlLockProvider extends LockProvider {
   static createTable(dialect: SqlLockDialect, table = "shedlock"): string {
     if (!isSqlLockDialect(dialect)) {
       throw new TypeError(
-        `SqlLockProvider.createTable: dialect ${JSON.stringify(dialect)}; it is one of ` +
+        `SqlLockProvider.createTable: dialect ${shownValue(dialect)}; it is one of ` +
           "postgres, mysql, sqlite",
       );
     }
@@ -186,59 +197,31 @@ export class SqlLockProvider extends LockProvider {
     };
   }
 
-  /** Throws a `TypeError` when the lock's name or times are not what the table can hold. */
-  override check(config: LockConfiguration): void {
-    checkConfiguration(config);
-  }
-
   /**
-   * Takes the lock, or `undefined` while another holds it. Rejects with a `TypeError`, before
-   * any statement runs, a name the table cannot hold exactly (more than 64 characters, NUL, a
-   * lone surrogate, a space at the end, which MySQL and MariaDB do not compare) and durations
-   * that are not whole milliseconds; with the database's own error when the table is missing.
+   * The lock of `request.key`, waiting up to `request.waitMs` while another holds it: `undefined`
+   * once the wait ended without it. Rejects, naming the database, the table and the key, when the
+   * database fails (down, the table missing); with a `TypeError` for a request that is not one.
    */
-  override async lock(config: LockConfiguration): Promise<SimpleLock | undefined> {
-    checkConfiguration(config);
+  acquire(request: LockRequest): Promise<HeldLock | undefined> {
+    return this.#taken.acquire(request);
+  }
+
+  // Runs `work` on the provider's connection, naming the database, the table and the key in its
+  // failure.
+  async #run<T>(
+    work: (locks: SqlLockTable) => Promise<T>,
+    key: string,
+    what: "take" | "release",
+  ): Promise<T> {
     const locks = this.#locks;
-    const holder = await locks.take(config.name, config.lockAtMostFor);
-    if (holder === undefined) return undefined;
-    let released = false;
-    return {
-      unlock: async () => {
-        if (released) return;
-        released = true;
-        await locks.release(config.name, config.lockAtLeastFor, holder);
-      },
-    };
-  }
-}
-
-// A value as a message shows it: text quoted, anything else as it is.
-function shown(value: unknown): string {
-  return typeof value === "string" ? JSON.stringify(value) : String(value);
-}
-
-function checkConfiguration(config: LockConfiguration): void {
-  if (typeof config !== "object" || config === null) {
-    throw new TypeError("SqlLockProvider: lock() takes { name, lockAtMostFor, lockAtLeastFor }");
-  }
-  const { name, lockAtMostFor, lockAtLeastFor } = config;
-  const why = SqlLockTable.unstorableName(name);
-  if (why !== undefined) {
-    throw new TypeError(`SqlLockProvider: the lock name ${shown(name)} ${why}`);
-  }
-  for (const [key, ms] of Object.entries({ lockAtMostFor, lockAtLeastFor })) {
-    if (!Number.isSafeInteger(ms) || ms < 0 || ms > MAX_DURATION_MS) {
-      throw new TypeError(
-        `SqlLockProvider: ${key} ${shown(ms)} is not a whole number of milliseconds from 0 ` +
-          `to ${MAX_DURATION_MS}`,
+    try {
+      return await work(locks);
+    } catch (error) {
+      throw new Error(
+        `${WHO}: could not ${what} the lock ${shownKey(key)} on ${DATABASES[locks.dialect]} ` +
+          `(table ${locks.table}): ${messageOf(error)}`,
+        { cause: error },
       );
     }
-  }
-  if (lockAtLeastFor > lockAtMostFor) {
-    throw new TypeError(
-      `SqlLockProvider: lockAtLeastFor (${lockAtLeastFor} ms) is more than lockAtMostFor ` +
-        `(${lockAtMostFor} ms) for the lock ${JSON.stringify(name)}`,
-    );
   }
 }
