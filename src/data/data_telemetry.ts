@@ -126,8 +126,9 @@ interface Described {
 // The conventions' attributes, read once per pool. The pool's name (the datasource's) is on the
 // operations too: an app with two datasources on one server tells them apart by it.
 function describe({ name, kind, location }: Datasource): Described {
-  const { system: own, defaultPort } = DIALECTS[kind];
-  const system = kind === "mysql" && location.startsWith("mariadb:") ? "mariadb" : own;
+  const dialect = DIALECTS[kind];
+  const { defaultPort } = dialect;
+  const system = dialect.systemOf(location);
   const poolAttributes: Attributes = { "db.client.connection.pool.name": name };
   const attributes: Attributes = { "db.system.name": system, ...poolAttributes };
   let namespace: string | undefined;

@@ -1,6 +1,7 @@
 import process from "node:process";
 import { ConfigError } from "../config/config_error.ts";
 import { maskUrl } from "../config/secrets_mask.ts";
+import { DIALECTS } from "../sql/dialects.ts";
 import { MIGRATE_API_NAMES } from "./option_names.ts";
 import { optionEnv } from "./migrate_api.ts";
 import { optionFolder } from "./option_folder.ts";
@@ -74,7 +75,7 @@ export async function readDatasource(options: {
     name: found.name,
     kind: found.kind,
     // A secret can also sit in a query parameter (`sslpassword=`): masked, as in every report.
-    location: found.kind === "sqlite" ? found.location : maskUrl(found.location),
+    location: DIALECTS[found.kind].file ? found.location : maskUrl(found.location),
     migrationsEnabled: found.migrationsEnabled,
   };
 }

@@ -3,8 +3,13 @@ import { levelOf, type SqlDialect } from "./sql_dialect.ts";
 /** MySQL and MariaDB: `?` placeholders, `` `name` `` quoting, autocommit off in a transaction. */
 export const MYSQL: SqlDialect = {
   name: "MySQL or MariaDB",
-  system: "mysql",
+  systemOf: (location) => location.startsWith("mariadb:") ? "mariadb" : "mysql",
   defaultPort: 3306,
+  file: false,
+  // A DDL statement commits the transaction it is in: the runner holds none for a file.
+  transactionalDdl: false,
+  now: "CURRENT_TIMESTAMP(3)",
+  ago: (ms) => `CURRENT_TIMESTAMP(3) - INTERVAL (${ms} * 1000) MICROSECOND`,
   // Prepared statements count parameters in 16 bits.
   maxParameters: 65535,
   bindsObjects: true,

@@ -3,8 +3,12 @@ import { levelOf, type SqlDialect } from "./sql_dialect.ts";
 /** PostgreSQL: `$1` placeholders, `"name"` quoting, the levels in BEGIN. */
 export const POSTGRES: SqlDialect = {
   name: "PostgreSQL",
-  system: "postgresql",
+  systemOf: () => "postgresql",
   defaultPort: 5432,
+  file: false,
+  transactionalDdl: true,
+  now: "CURRENT_TIMESTAMP",
+  ago: (ms) => `CURRENT_TIMESTAMP - (${ms}::float8 * INTERVAL '1 millisecond')`,
   // The protocol counts parameters in 16 bits.
   maxParameters: 65535,
   bindsObjects: true,

@@ -10,10 +10,18 @@ export type DatabaseKind = "sqlite" | "postgres" | "mysql";
 export interface SqlDialect {
   /** Its name in messages and the health details: `PostgreSQL`, `MySQL or MariaDB`, `SQLite`. */
   readonly name: string;
-  /** OpenTelemetry's `db.system.name` (MariaDB's own is told by the URL's scheme). */
-  readonly system: string;
+  /** OpenTelemetry's `db.system.name` of a datasource at `location` (MariaDB's by its scheme). */
+  systemOf(location: string): string;
   /** The port of a URL that names none; none for a database that is a file. */
   readonly defaultPort: number | undefined;
+  /** Whether the database is a file: its location a path, with no credentials in it to mask. */
+  readonly file: boolean;
+  /** Whether its DDL runs in a transaction, so that a migration file commits or rolls back whole. */
+  readonly transactionalDdl: boolean;
+  /** The time now, to the millisecond, as the tables Thaw makes store it (their `created_at`). */
+  readonly now: string;
+  /** The time `ms` milliseconds before {@linkcode now}, `ms` a placeholder or a number. */
+  ago(ms: string): string;
   /** The most parameters one statement binds. */
   readonly maxParameters: number;
   /** Whether its driver binds objects and arrays (as their JSON; an array's items one by one). */

@@ -3,8 +3,13 @@ import type { SqlDialect } from "./sql_dialect.ts";
 /** SQLite: `?` placeholders, `"name"` quoting, serializable transactions that lock at BEGIN. */
 export const SQLITE: SqlDialect = {
   name: "SQLite",
-  system: "sqlite",
+  systemOf: () => "sqlite",
   defaultPort: undefined,
+  file: true,
+  transactionalDdl: true,
+  // As text that sorts as it should: 'YYYY-MM-DD HH:MM:SS.SSS', UTC.
+  now: "strftime('%Y-%m-%d %H:%M:%f', 'now')",
+  ago: (ms) => `strftime('%Y-%m-%d %H:%M:%f', 'now', '-' || (${ms} / 1000.0) || ' seconds')`,
   // SQLITE_MAX_VARIABLE_NUMBER in the builds of Deno, Bun and Node (its default since 3.32).
   maxParameters: 32766,
   bindsObjects: false,

@@ -3,6 +3,7 @@ import type { MigrationContext, SqlMigrationContext } from "../code/code_context
 import type { DatabaseKind } from "../../sql/datasource.ts";
 import type { SqlSession } from "./sql_database.ts";
 import { statementStarts } from "./statement_locator.ts";
+import { DIALECTS } from "../../sql/dialects.ts";
 
 /** The context of a SQL code file: `base`, and queries on the file's session. */
 export function sqlContext(
@@ -47,8 +48,12 @@ export function refusedStatement(text: string, kind: DatabaseKind): string | und
     return `ctx.query runs one statement, and this text holds ${statements.length}: call it once ` +
       "for each";
   }
-  // MySQL and MariaDB run a file in no transaction: code may hold its own there.
-  if (kind !== "mysql" && statements.length === 1 && TRANSACTION_CONTROL.test(statements[0].text)) {
+  // Where DDL cannot run in a transaction (MySQL, MariaDB), a file runs in none: code may hold
+  // its own there.
+  if (
+    DIALECTS[kind].transactionalDdl && statements.length === 1 &&
+    TRANSACTION_CONTROL.test(statements[0].text)
+  ) {
     return `ctx.query does not take \`${statements[0].excerpt}\`: the runner holds the file's ` +
       "transaction, so that the code and the file's record commit or roll back together (use " +
       "SAVEPOINT and ROLLBACK TO to undo part of it)";

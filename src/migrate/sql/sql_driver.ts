@@ -1,6 +1,6 @@
 import { BUILT_IN_CAPABILITIES } from "../built_in_capabilities.ts";
 import { type DriverContext, type MigrationDriver, recordedBy } from "../driver.ts";
-import type { Datasource } from "../../sql/datasource.ts";
+import type { DatabaseKind, Datasource } from "../../sql/datasource.ts";
 import { poolOpener } from "../../sql/open_pool.ts";
 import { planSqlFile } from "./plan_sql_file.ts";
 import { loadDatasources } from "./sql_config.ts";
@@ -65,18 +65,29 @@ export const sqlDriver: MigrationDriver<Datasource, SqlPlannedFile> = {
  * installs it. SQLite is built into the runtime. Opening is lazy: nothing connects before the
  * first query.
  */
-async function open(datasource: Datasource, context: DriverContext): Promise<SqlDatabase> {
-  const lockOption = context.optionNames.lockTimeout;
-  if (datasource.kind === "sqlite") {
-    return new SqliteDatabase(datasource, context.lockTimeoutMs, lockOption);
-  }
-  // Loaded now, so that a missing driver fails before anything is sent; postgres_database.ts
-  // imports pg itself (its counting query), which the loader found installed.
-  await poolOpener(datasource);
-  if (datasource.kind === "postgres") {
-    const { PostgresDatabase } = await import("./postgres_database.ts");
-    return new PostgresDatabase(datasource, context.identity, lockOption, context.command);
-  }
-  const { MysqlDatabase } = await import("./mysql_database.ts");
-  return new MysqlDatabase(datasource, lockOption);
+function open(datasource: Datasource, context: DriverContext): Promise<SqlDatabase> {
+  return OPENERS[datasource.kind](datasource, context);
 }
+
+// Each kind of database's class. The servers' drivers are loaded first, so that a missing one
+// fails before anything is sent; postgres_database.ts imports pg itself (its counting query),
+// which the loader found installed.
+const OPENERS: Readonly<
+  Record<DatabaseKind, (datasource: Datasource, context: DriverContext) => Promise<SqlDatabase>>
+> = {
+  sqlite: (datasource, context) =>
+    Promise.resolve(
+      new SqliteDatabase(datasource, context.lockTimeoutMs, context.optionNames.lockTimeout),
+    ),
+  postgres: async (datasource, context) => {
+    await poolOpener(datasource);
+    const { PostgresDatabase } = await import("./postgres_database.ts");
+    const { identity, optionNames, command } = context;
+    return new PostgresDatabase(datasource, identity, optionNames.lockTimeout, command);
+  },
+  mysql: async (datasource, context) => {
+    await poolOpener(datasource);
+    const { MysqlDatabase } = await import("./mysql_database.ts");
+    return new MysqlDatabase(datasource, context.optionNames.lockTimeout);
+  },
+};
