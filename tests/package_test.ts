@@ -8,18 +8,28 @@ async function json(name: string): Promise<Record<string, unknown>> {
 }
 
 describe("package metadata", () => {
-  it("jsr.json, deno.json and package.json agree", async () => {
-    const [jsr, deno, npm] = await Promise.all([
-      json("jsr.json"),
-      json("deno.json"),
-      json("package.json"),
-    ]);
-    for (const key of ["name", "version", "license", "exports", "publish"]) {
-      assert.deepEqual(deno[key], jsr[key], `deno.json and jsr.json differ on ${key}`);
-    }
-    assert.equal(npm.name, jsr.name);
-    assert.equal(npm.version, jsr.version);
-    assert.equal(VERSION, jsr.version, "src/version.ts (stored in migration records) is stale");
+  it("deno.json's exports are the one list of entry points: the root's .ts files, no more", async () => {
+    const { readdir } = await import("node:fs/promises");
+    const deno = await json("deno.json");
+    const exported = Object.values(deno.exports as Record<string, string>)
+      .map((file) => file.replace(/^\.\//, ""));
+    const root = (await readdir(".")).filter((name) => name.endsWith(".ts"));
+    // package.json's lint, deno.json's publish and tsconfig.build.json read them as `*.ts`.
+    assert.deepEqual(root.sort(), [...exported].sort());
+    const publish = deno.publish as { include: string[] };
+    assert.ok(publish.include.includes("*.ts"));
+    const npm = await json("package.json");
+    const lint = (npm.scripts as Record<string, string>).lint;
+    assert.doesNotMatch(lint, /\bmod\.ts\b/, "the lint names the entry points one by one");
+    const build = await json("tsconfig.build.json");
+    assert.deepEqual(build.include, ["*.ts"]);
+  });
+
+  it("deno.json (which JSR publishes) and package.json agree", async () => {
+    const [deno, npm] = await Promise.all([json("deno.json"), json("package.json")]);
+    assert.equal(npm.name, deno.name);
+    assert.equal(npm.version, deno.version);
+    assert.equal(VERSION, deno.version, "src/version.ts (stored in migration records) is stale");
     const imports = deno.imports as Record<string, string>;
     const dependencies = npm.dependencies as Record<string, string>;
     // The optional peers are imported at the range the tests run (their dev dependency).
