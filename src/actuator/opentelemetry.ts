@@ -7,6 +7,8 @@
 // the app imports them itself and hands them in (`actuator({ opentelemetry })`): its bundle then
 // holds them, and the actuator imports nothing.
 import { ConfigError } from "../config/config_error.ts";
+import { isMapping } from "../object_guards.ts";
+import { checkOptionsObject } from "../options_object.ts";
 import { importOptional, MissingPackageError } from "../runtime/optional_module.ts";
 import { VERSION } from "../version.ts";
 
@@ -157,24 +159,16 @@ export function checkOpenTelemetryOption(option: unknown): GivenModules | undefi
 
 function checkModules(option: unknown): GivenModules | undefined {
   if (option === undefined) return undefined;
-  if (typeof option !== "object" || option === null || Array.isArray(option)) {
-    throw new ConfigError(
-      `${OPTION} takes OpenTelemetry's modules, { ${KEYS.join(", ")} }, got ${
-        option === null ? "null" : Array.isArray(option) ? "an array" : describeValue(option)
-      }`,
-    );
-  }
-  const given = option as Record<string, unknown>;
   // Before the unknown keys: the API module passed where `{ api }` was meant is told so, rather
   // than by the name of its first export.
-  if (given.api === undefined) {
+  if (isMapping(option) && option.api === undefined) {
     throw new ConfigError(`${OPTION}.api is missing: import * as api from "@opentelemetry/api"`);
   }
-  for (const key of Object.keys(given)) {
-    if (!(KEYS as readonly string[]).includes(key)) {
-      throw new ConfigError(`${OPTION}.${key}: unknown key; the keys are ${KEYS.join(", ")}`);
-    }
-  }
+  const given: unknown = option;
+  checkOptionsObject(given, OPTION, KEYS, {
+    error: ConfigError,
+    hint: `give OpenTelemetry's modules, { ${KEYS.join(", ")} }`,
+  });
   checkModule(
     "api",
     given.api,

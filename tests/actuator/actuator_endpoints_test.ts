@@ -318,8 +318,8 @@ describe("actuator({ opentelemetry }): OpenTelemetry's modules handed in by the 
     const cases: [unknown, string][] = [
       [
         null,
-        "actuator() option opentelemetry takes OpenTelemetry's modules, { api, sdkMetrics, " +
-        "PrometheusSerializer }, got null",
+        "actuator() option opentelemetry: the options must be an object, got null; give " +
+        "OpenTelemetry's modules, { api, sdkMetrics, PrometheusSerializer }",
       ],
       [
         {},
@@ -332,8 +332,8 @@ describe("actuator({ opentelemetry }): OpenTelemetry's modules handed in by the 
       ],
       [
         { api, tracing: api },
-        "actuator() option opentelemetry.tracing: unknown key; the keys are api, sdkMetrics, " +
-        "PrometheusSerializer",
+        'actuator() option opentelemetry: unknown option "tracing"; the options are api, ' +
+        "sdkMetrics, PrometheusSerializer",
       ],
       [
         { api: { metrics: api.metrics } },

@@ -305,10 +305,10 @@ function withLength(
   body: string | Uint8Array | undefined,
 ): Readonly<Record<string, string>> {
   if (body === undefined) return headers ?? {};
-  const given = { ...headers };
-  for (const name of Object.keys(given)) {
-    if (name.toLowerCase() === "content-length") delete given[name];
+  const sent = { ...headers };
+  for (const name of Object.keys(sent)) {
+    if (name.toLowerCase() === "content-length") delete sent[name];
   }
-  given["content-length"] = String(Buffer.byteLength(body));
-  return given;
+  sent["content-length"] = String(Buffer.byteLength(body));
+  return sent;
 }
