@@ -97,6 +97,12 @@ describe("@Retryable", () => {
     assert.throws(() => Retryable({ includes: [1] as never }), {
       message: "@Retryable: includes is a list of error classes",
     });
+    // As the docs say: no fraction of a millisecond, no longest wait under the first.
+    assert.throws(() => Retryable({ delay: 1.5 }), /@Retryable: delay: give .*, got 1\.5$/);
+    assert.throws(
+      () => Retryable({ delay: "2s", maxDelay: "1s" }),
+      /@Retryable: maxDelay \(1000 ms\) is under delay \(2000 ms\)/,
+    );
   });
 
   it("a retry waiting when the app closes rejects with the last error, never trying again", async () => {
