@@ -1,29 +1,19 @@
 // What the Kafka client reports through OpenTelemetry's API, by the messaging conventions: a
 // PRODUCER span per send and `messaging.client.sent.messages`; a CONSUMER `process` span per record
-// handled, `messaging.client.consumed.messages` and `messaging.process.duration`; the consumer
-// lag of the listeners' groups and the outbox's backlog as gauges read when metrics are collected.
-// Made only where the API is installed (`optionalApi()`): an app without it never loads this
-// file, and a send or a record then costs nothing here. While no provider is registered, a send
-// or a record costs two look-ups. A provider registered after bootstrap is followed at the next
-// send or record, as the datasources' telemetry follows it.
-import type {
-  Attributes,
-  BatchObservableCallback,
-  Context,
-  Counter,
-  Histogram,
-  Meter,
-  MeterProvider,
-  Observable,
-  ObservableGauge,
-  Span,
-  SpanContext,
-} from "@opentelemetry/api";
-import { Buffer } from "node:buffer";
-import { DURATION_BUCKETS } from "../actuator/duration_buckets.ts";
+// handled, `messaging.client.consumed.messages` and `messaging.process.duration`; the consumer lag
+// and the outboxes' backlog as gauges (kafka_gauges.ts). Made only where the API is installed
+// (`optionalApi()`): an app without it never loads this file, and a send or a record then costs
+// nothing here; while no provider is registered, two look-ups. A provider registered after
+// bootstrap is followed at the next send or record (kafka_instruments.ts).
+import type { Attributes, Context, Span } from "@opentelemetry/api";
 import { type OtelApi, registeredTracer } from "../actuator/opentelemetry.ts";
-import { VERSION } from "../version.ts";
+import { KafkaGauges, type LagReader } from "./kafka_gauges.ts";
+import { KafkaInstruments } from "./kafka_instruments.ts";
+import { baseAttributes, errorType } from "./messaging_attributes.ts";
 import type { OutgoingRecord, RecordMetadata, RecordSender } from "./outgoing_record.ts";
+import { creationContext, type ReceivedHeaders, withTraceHeaders } from "./trace_headers.ts";
+
+export type { LagReader, PartitionLag } from "./kafka_gauges.ts";
 
 /** A received record as the telemetry reads it: where it came from, and its headers. */
 export interface ReceivedRecordView {
@@ -34,52 +24,8 @@ export interface ReceivedRecordView {
    * Its headers, as the client hands them (a `Map` of bytes) or as pairs: only `traceparent` and
    * `tracestate` are read.
    */
-  readonly headers:
-    | Iterable<readonly [string | Uint8Array, string | Uint8Array | null | undefined]>
-    | undefined;
+  readonly headers: ReceivedHeaders | undefined;
 }
-
-/** The lag of one partition for one group: the partition's end offset less the committed one. */
-export interface PartitionLag {
-  readonly group: string;
-  readonly topic: string;
-  readonly partition: number;
-  readonly lag: number;
-}
-
-/** Reads the lag of `groups` (the client's Admin: `consumer_lag.ts`). */
-export type LagReader = (groups: readonly string[]) => Promise<readonly PartitionLag[]>;
-
-interface Instruments {
-  readonly meter: Meter;
-  readonly sent: Counter;
-  readonly consumed: Counter;
-  readonly duration: Histogram;
-  readonly lag: ObservableGauge;
-  readonly backlog: ObservableGauge;
-  readonly read: BatchObservableCallback;
-}
-
-/** One registration of the lag of some groups. */
-interface LagSource {
-  readonly groups: () => readonly string[];
-  readonly read: LagReader;
-  readonly timeoutMs: number;
-  last: readonly PartitionLag[];
-  pending: Promise<void> | undefined;
-}
-
-/** One registration of an outbox's backlog. */
-interface BacklogSource {
-  readonly backlog: () => Promise<number>;
-  readonly timeoutMs: number;
-  readonly attributes: Attributes;
-  last: number | undefined;
-  pending: Promise<void> | undefined;
-}
-
-const SYSTEM = "kafka";
-const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
 
 /**
  * The Kafka client's telemetry, over OpenTelemetry's API: the producer's through
@@ -89,11 +35,8 @@ const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
 export class KafkaTelemetry {
   readonly #api: OtelApi;
   readonly #base: Attributes;
-  readonly #noop: Counter;
-  readonly #lags = new Set<LagSource>();
-  readonly #backlogs = new Set<BacklogSource>();
-  #provider: MeterProvider | undefined;
-  #made: Instruments | undefined;
+  readonly #gauges = new KafkaGauges();
+  readonly #instruments: KafkaInstruments;
 
   /**
    * @param api OpenTelemetry's API
@@ -102,14 +45,8 @@ export class KafkaTelemetry {
    */
   constructor(api: OtelApi, clientId: string, server?: string) {
     this.#api = api;
-    const base: Attributes = { "messaging.system": SYSTEM, "messaging.client.id": clientId };
-    if (server !== undefined) {
-      const colon = server.lastIndexOf(":");
-      base["server.address"] = server.slice(0, colon).replace(/^\[(.*)\]$/, "$1");
-      base["server.port"] = Number(server.slice(colon + 1));
-    }
-    this.#base = base;
-    this.#noop = api.createNoopMeter().createCounter("messaging.client.sent.messages");
+    this.#base = baseAttributes(clientId, server);
+    this.#instruments = new KafkaInstruments(api, this.#gauges);
   }
 
   /** `sender` with a PRODUCER span per record and `messaging.client.sent.messages` counted. */
@@ -124,10 +61,9 @@ export class KafkaTelemetry {
    * and the read goes on for the next. Returns what stops it.
    */
   observeLag(groups: () => readonly string[], read: LagReader, timeoutMs = 1000): () => void {
-    const source: LagSource = { groups, read, timeoutMs, last: [], pending: undefined };
-    this.#lags.add(source);
-    this.#instruments();
-    return () => void this.#lags.delete(source);
+    const stop = this.#gauges.addLag(groups, read, timeoutMs);
+    this.#instruments.current();
+    return stop;
   }
 
   /**
@@ -140,16 +76,9 @@ export class KafkaTelemetry {
     attributes: Attributes = {},
     timeoutMs = 1000,
   ): () => void {
-    const source: BacklogSource = {
-      backlog,
-      timeoutMs,
-      attributes: { "messaging.system": SYSTEM, ...attributes },
-      last: undefined,
-      pending: undefined,
-    };
-    this.#backlogs.add(source);
-    this.#instruments();
-    return () => void this.#backlogs.delete(source);
+    const stop = this.#gauges.addBacklog(backlog, attributes, timeoutMs);
+    this.#instruments.current();
+    return stop;
   }
 
   /**
@@ -164,7 +93,7 @@ export class KafkaTelemetry {
     handle: (record: T) => R | Promise<R>,
   ): Promise<R> {
     const tracer = registeredTracer(this.#api);
-    const instruments = this.#instruments();
+    const instruments = this.#instruments.current();
     if (tracer === undefined && instruments === undefined) {
       return processRecord(undefined, group, record, handle);
     }
@@ -225,7 +154,7 @@ export class KafkaTelemetry {
     records: readonly OutgoingRecord[],
   ): Promise<readonly RecordMetadata[]> {
     const tracer = registeredTracer(this.#api);
-    const instruments = this.#instruments();
+    const instruments = this.#instruments.current();
     if (tracer === undefined && instruments === undefined) return sender.send(records);
     const api = this.#api;
     const active = api.context.active();
@@ -280,73 +209,6 @@ export class KafkaTelemetry {
       throw error;
     }
   }
-
-  // The instruments of the meter provider registered now; none while it is the no-op one.
-  #instruments(): Instruments | undefined {
-    const provider = this.#api.metrics.getMeterProvider();
-    if (provider !== this.#provider) this.#follow(provider);
-    return this.#made;
-  }
-
-  #follow(provider: MeterProvider): void {
-    const old = this.#made;
-    if (old !== undefined) {
-      old.meter.removeBatchObservableCallback(old.read, [old.lag, old.backlog]);
-    }
-    this.#made = undefined;
-    this.#provider = provider;
-    const meter = provider.getMeter("thaw", VERSION);
-    const sent = meter.createCounter("messaging.client.sent.messages", {
-      unit: "{message}",
-      description: "Number of messages producer attempted to send to the broker.",
-    });
-    if (sent === this.#noop) return;
-    const lag = meter.createObservableGauge("messaging.kafka.consumer.lag", {
-      unit: "{message}",
-      description: "Records of a partition a consumer group has not committed yet: the " +
-        "partition's end offset less the group's committed offset.",
-    });
-    const backlog = meter.createObservableGauge("thaw.kafka.outbox.backlog", {
-      unit: "{message}",
-      description: "Records an outbox holds that are not sent yet.",
-    });
-    const read: BatchObservableCallback = async (result) => {
-      await Promise.all([
-        ...[...this.#lags].map(async (source) => {
-          for (const point of await readLag(source)) {
-            result.observe(lag, point.lag, {
-              "messaging.system": SYSTEM,
-              "messaging.consumer.group.name": point.group,
-              "messaging.destination.name": point.topic,
-              "messaging.destination.partition.id": String(point.partition),
-            });
-          }
-        }),
-        ...[...this.#backlogs].map(async (source) => {
-          const value = await readBacklog(source);
-          if (value !== undefined) result.observe(backlog, value, source.attributes);
-        }),
-      ]);
-    };
-    const observables: Observable[] = [lag, backlog];
-    meter.addBatchObservableCallback(read, observables);
-    this.#made = {
-      meter,
-      sent,
-      consumed: meter.createCounter("messaging.client.consumed.messages", {
-        unit: "{message}",
-        description: "Number of messages that were delivered to the application.",
-      }),
-      duration: meter.createHistogram("messaging.process.duration", {
-        unit: "s",
-        description: "Duration of processing operation.",
-        advice: { explicitBucketBoundaries: [...DURATION_BUCKETS] },
-      }),
-      lag,
-      backlog,
-      read,
-    };
-  }
 }
 
 /**
@@ -367,109 +229,6 @@ export function processRecord<T extends ReceivedRecordView, R>(
     }
   }
   return telemetry.process(group, record, handle);
-}
-
-// The last lag read that finished within the source's time, or the one before.
-async function readLag(source: LagSource): Promise<readonly PartitionLag[]> {
-  if (source.pending === undefined) {
-    const groups = source.groups();
-    if (groups.length === 0) return [];
-    source.pending = source.read(groups).then(
-      (points) => {
-        source.last = points;
-      },
-      // A broker that is gone leaves the last figures; the health component says it is down.
-      () => {},
-    ).finally(() => {
-      source.pending = undefined;
-    });
-  }
-  await within(source.pending, source.timeoutMs);
-  return source.last;
-}
-
-async function readBacklog(source: BacklogSource): Promise<number | undefined> {
-  if (source.pending === undefined) {
-    source.pending = source.backlog().then(
-      (count) => {
-        source.last = count;
-      },
-      () => {},
-    ).finally(() => {
-      source.pending = undefined;
-    });
-  }
-  await within(source.pending, source.timeoutMs);
-  return source.last;
-}
-
-// Resolves when `promise` settles or `ms` passed, whichever comes first; the timer cleared.
-function within(promise: Promise<void>, ms: number): Promise<void> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  return Promise.race([
-    promise,
-    new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, ms);
-    }),
-  ]).finally(() => clearTimeout(timer));
-}
-
-// The record with the span's context in W3C's `traceparent` (and `tracestate`, where it has
-// one), in place of any the app set: the consumer's span is then the child of this send's.
-function withTraceHeaders(record: OutgoingRecord, context: SpanContext): OutgoingRecord {
-  const flags = (context.traceFlags & 0xff).toString(16).padStart(2, "0");
-  const headers: (readonly [string, Uint8Array])[] = record.headers.filter(([name]) =>
-    name !== "traceparent" && name !== "tracestate"
-  );
-  headers.push([
-    "traceparent",
-    Buffer.from(`00-${context.traceId}-${context.spanId}-${flags}`, "latin1"),
-  ]);
-  const state = context.traceState?.serialize();
-  if (state !== undefined && state !== "") {
-    headers.push(["tracestate", Buffer.from(state, "latin1")]);
-  }
-  return { ...record, headers };
-}
-
-// The span context a received record's `traceparent` names; none when it has none or a malformed
-// one (anything from the wire is checked before it is trusted).
-function creationContext(
-  api: OtelApi,
-  headers: ReceivedRecordView["headers"],
-): SpanContext | undefined {
-  if (headers === undefined) return undefined;
-  let parent: string | undefined;
-  let state: string | undefined;
-  for (const [name, value] of headers) {
-    if (value === null || value === undefined) continue;
-    const key = typeof name === "string" ? name : Buffer.from(name).toString("latin1");
-    if (key === "traceparent") parent = text(value);
-    else if (key === "tracestate") state = text(value);
-  }
-  const match = parent === undefined ? null : TRACEPARENT.exec(parent.trim());
-  if (match === null) return undefined;
-  const context: SpanContext = {
-    traceId: match[1],
-    spanId: match[2],
-    traceFlags: Number.parseInt(match[3], 16) & 1,
-    isRemote: true,
-  };
-  if (!api.isSpanContextValid(context)) return undefined;
-  if (state !== undefined && state.length <= 512) {
-    return { ...context, traceState: api.createTraceState(state) };
-  }
-  return context;
-}
-
-const text = (value: string | Uint8Array): string =>
-  typeof value === "string" ? value : Buffer.from(value).toString("latin1");
-
-// The conventions' `error.type`: the error's class, never its message (which may quote a record).
-function errorType(error: unknown): string {
-  if (!(error instanceof Error)) return "_OTHER";
-  const name = error.constructor?.name;
-  return typeof name === "string" && name !== "" ? name : error.name || "_OTHER";
 }
 
 function messageOf(error: unknown): string {
