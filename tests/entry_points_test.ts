@@ -8,6 +8,7 @@ import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { scriptCommand } from "./runtime.ts";
+import { tempDir } from "./temp_dir.ts";
 
 const root = new URL("../", import.meta.url);
 const { exports } = JSON.parse(await readFile(new URL("deno.json", root), "utf8")) as {
@@ -40,9 +41,10 @@ describe("entry points, each imported alone", () => {
 
   for (const [name, file] of Object.entries(exports)) {
     it(`${name} (${file}) works in a process that loads nothing else of Thaw first`, async () => {
+      await using dir = await tempDir("thaw-entry-");
       const [command, args] = scriptCommand(
         fileURLToPath(new URL("tests/fixtures/entry_alone.ts", root)),
-        [name, new URL(file, root).href, new URL(exports["."], root).href],
+        [name, new URL(file, root).href, new URL(exports["."], root).href, dir.path],
       );
       const { stdout } = await promisify(execFile)(command, args, { encoding: "utf8" })
         .catch((error) => {

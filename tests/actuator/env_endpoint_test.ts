@@ -1,13 +1,13 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { bootstrap } from "../../mod.ts";
 import { actuator } from "../../actuator.ts";
 import { loadConfig } from "../../config.ts";
 import { envReport } from "../../src/actuator/env_endpoint.ts";
 import { resolveConfig } from "../../src/config/application_config.ts";
+import { tempDir } from "../temp_dir.ts";
 
 type App = { fetch(r: Request): Response | Promise<Response>; close(): Promise<void> };
 
@@ -24,13 +24,9 @@ async function withFiles<T>(
   files: Record<string, string>,
   run: (dir: string) => Promise<T>,
 ): Promise<T> {
-  const dir = await mkdtemp(join(tmpdir(), "thaw-env-"));
-  try {
-    for (const [name, text] of Object.entries(files)) await writeFile(join(dir, name), text);
-    return await run(dir);
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+  await using dir = await tempDir("thaw-env-");
+  for (const [name, text] of Object.entries(files)) await writeFile(join(dir.path, name), text);
+  return await run(dir.path);
 }
 
 const FILES = {

@@ -2,11 +2,11 @@
 import { after, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { connect, createServer } from "node:net";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { freePort } from "../helpers.ts";
 import { startWorkerd, until } from "./workerd.ts";
+import { suiteTempDirs } from "../temp_dir.ts";
 
 const WORKER = 'export default { fetch: () => new Response("up") };\n';
 const CONFIG = `using Workerd = import "/workerd/workerd.capnp";
@@ -23,10 +23,11 @@ const main :Workerd.Worker = (
 describe("startWorkerd", () => {
   const cleanups: (() => Promise<unknown>)[] = [];
   after(() => Promise.all(cleanups.map((c) => c())));
+  // Registered after the cleanups, so that the folder goes after them.
+  const suiteDir = suiteTempDirs();
 
   it("starts workerd again on another port when the first was taken meanwhile", async () => {
-    const dir = await mkdtemp(join(tmpdir(), "thaw-start-workerd-"));
-    cleanups.push(() => rm(dir, { recursive: true, force: true }));
+    const dir = await suiteDir("thaw-start-workerd-");
     await writeFile(join(dir, "worker.js"), WORKER);
     await writeFile(join(dir, "config.capnp"), CONFIG);
     // Held for the whole test, as in the collision this retries: the first port handed out is the

@@ -1,13 +1,13 @@
 // workerd (Cloudflare's runtime, from npm) for the edge tests: its binary, and a wait until a worker
 // it serves answers.
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { createRequire } from "node:module";
 import { build, type Plugin, stop } from "esbuild";
 import { WORKER_BUILD } from "../../tools/bundle_worker.ts";
 import { freePort } from "../helpers.ts";
+import { tempDir } from "../temp_dir.ts";
 
 /** The binary the workerd package installs for this platform. */
 export const WORKERD: string = createRequire(import.meta.url)("workerd").default;
@@ -189,7 +189,9 @@ export async function serveWorker(
   name: string,
   options: ServeOptions = {},
 ): Promise<ServedWorker> {
-  const dir = await mkdtemp(join(tmpdir(), `thaw-workerd-${name}-`));
+  // Removed by close(), or at once when workerd does not start.
+  const folder = await tempDir(`thaw-workerd-${name}-`);
+  const dir = folder.path;
   await build({
     ...WORKER_BUILD,
     entryPoints: [{ in: fixture, out: name }],
@@ -232,13 +234,13 @@ const main :Workerd.Worker = (
     freePort,
     options.workerd?.binary,
   ).catch(async (error) => {
-    await rm(dir, { recursive: true, force: true });
+    await folder[Symbol.asyncDispose]();
     throw error;
   });
   const origin = `http://127.0.0.1:${ports[0]}`;
   const close = async () => {
     child.kill();
-    await rm(dir, { recursive: true, force: true });
+    await folder[Symbol.asyncDispose]();
   };
   return { origin, output, close };
 }

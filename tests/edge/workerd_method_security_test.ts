@@ -11,13 +11,13 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import type { ChildProcess } from "node:child_process";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build, stop } from "esbuild";
 import { WORKER_BUILD } from "../../tools/bundle_worker.ts";
 import { startWorkerd, until } from "./workerd.ts";
+import { suiteTempDirs } from "../temp_dir.ts";
 import { IssuerServer, type SigningKey, signingKey, token } from "../security/issuer_server.ts";
 
 const FIXTURE = fileURLToPath(new URL("../fixtures/method_secured_edge.ts", import.meta.url));
@@ -77,11 +77,17 @@ describe("method security on workerd", () => {
   let trigger: string;
   let child: ChildProcess | undefined;
   let output: () => string = () => "";
+  after(async () => {
+    child?.kill();
+    await issuer?.down();
+  });
+  // Registered after workerd's stop, so that its folder goes after it.
+  const suiteDir = suiteTempDirs();
 
   before(async () => {
     key = await signingKey("k1");
     issuer = await IssuerServer.start([key]);
-    dir = await mkdtemp(join(tmpdir(), "thaw-workerd-method-security-"));
+    dir = await suiteDir("thaw-workerd-method-security-");
     await build({
       ...WORKER_BUILD,
       entryPoints: [{ in: FIXTURE, out: "method_secured_edge" }],
@@ -105,12 +111,6 @@ describe("method security on workerd", () => {
     output = started.output;
     origin = `http://127.0.0.1:${started.ports[0]}`;
     trigger = `http://127.0.0.1:${started.ports[1]}`;
-  });
-
-  after(async () => {
-    child?.kill();
-    if (dir !== undefined) await rm(dir, { recursive: true, force: true });
-    await issuer?.down();
   });
 
   const as = async (claims: Record<string, unknown>) => ({

@@ -12,13 +12,13 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import type { ChildProcess } from "node:child_process";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build, stop } from "esbuild";
 import { WORKER_BUILD } from "../../tools/bundle_worker.ts";
 import { startWorkerd, until } from "./workerd.ts";
+import { suiteTempDirs } from "../temp_dir.ts";
 
 const FIXTURE = fileURLToPath(new URL("../fixtures/scheduled_worker.ts", import.meta.url));
 
@@ -67,6 +67,11 @@ describe("@Scheduled cron jobs on workerd, through `export default app`", () => 
   let trigger: string;
   let child: ChildProcess | undefined;
   let output: () => string = () => "";
+  after(() => {
+    child?.kill();
+  });
+  // Registered after workerd's stop, so that its folder goes after it.
+  const suiteDir = suiteTempDirs();
 
   const runs = async (): Promise<Runs> => {
     const response = await fetch(`${jobs}/runs`);
@@ -82,7 +87,7 @@ describe("@Scheduled cron jobs on workerd, through `export default app`", () => 
   };
 
   before(async () => {
-    dir = await mkdtemp(join(tmpdir(), "thaw-workerd-scheduled-"));
+    dir = await suiteDir("thaw-workerd-scheduled-");
     await build({
       ...WORKER_BUILD,
       entryPoints: [{ in: FIXTURE, out: "scheduled_worker" }],
@@ -106,11 +111,6 @@ describe("@Scheduled cron jobs on workerd, through `export default app`", () => 
     output = started.output;
     jobs = `http://127.0.0.1:${started.ports[0]}`;
     trigger = `http://127.0.0.1:${started.ports[1]}`;
-  });
-
-  after(async () => {
-    child?.kill();
-    await rm(dir, { recursive: true, force: true });
   });
 
   it("serves fetch, with no schedule started at load nor by requests", async () => {

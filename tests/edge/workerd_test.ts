@@ -4,12 +4,10 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { type ChildProcess, spawnSync } from "node:child_process";
-import { mkdtemp } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { stop } from "esbuild";
 import { bundleWorkers } from "../../tools/bundle_worker.ts";
 import { startWorkerd, until } from "./workerd.ts";
+import { suiteTempDirs } from "../temp_dir.ts";
 import { generateKeyPair, SignJWT } from "jose";
 import { devToken } from "../../examples/users/dev/dev_token.ts";
 
@@ -18,9 +16,14 @@ describe("sample users app on workerd", () => {
   let child: ChildProcess | undefined;
   /** An admin's bearer token, of the dev key the workers trust. */
   let authorization = "";
+  after(() => {
+    child?.kill();
+  });
+  // Registered after workerd's stop, so that its folder goes after it.
+  const suiteDir = suiteTempDirs();
 
   before(async () => {
-    const config = await bundleWorkers(await mkdtemp(join(tmpdir(), "thaw-workerd-")));
+    const config = await bundleWorkers(await suiteDir("thaw-workerd-"));
     await stop();
     const started = await startWorkerd(2, ([users, explicit]) => [
       "serve",
@@ -40,10 +43,6 @@ describe("sample users app on workerd", () => {
     })}`;
     urls.manifest = `http://127.0.0.1:${started.ports[0]}`;
     urls.explicit = `http://127.0.0.1:${started.ports[1]}`;
-  });
-
-  after(() => {
-    child?.kill();
   });
 
   it("manifest: serves /actuator/health, UP once the app has started", async () => {

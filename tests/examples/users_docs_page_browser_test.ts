@@ -15,7 +15,7 @@ import { freshPostgres } from "./users_postgres.ts";
 describe("the sample users app's docs page in a real browser (npm start, headless Chromium)", () => {
   it("shows Authorize and the bearer scheme; a read answers 401, then 200 with npm run token's token", async () => {
     await using cwd = await tempDir("thaw-users-docs-");
-    const env = SQLITE === undefined ? await freshPostgres([]) : {};
+    const env = SQLITE === undefined ? await freshPostgres() : {};
     const app = await start(cwd.path, await freePort(), env);
     let chromium: Awaited<ReturnType<typeof launchChromium>> | undefined;
     try {

@@ -4,7 +4,7 @@
 // main.ts's SIGTERM is users_server_test.ts's.
 import { after, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { readFile, rm } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import { load } from "js-yaml";
 import { type Application, bootstrap } from "../../mod.ts";
 import { data } from "../../data.ts";
@@ -14,6 +14,7 @@ import { UserController } from "../../examples/users/src/user_controller.ts";
 import { UserService } from "../../examples/users/src/user_service.ts";
 import { call } from "../helpers.ts";
 import { SQLITE } from "../sqlite.ts";
+import { suiteTempDirs } from "../temp_dir.ts";
 import { healthCases } from "./users_health.ts";
 import {
   adminToken,
@@ -26,11 +27,11 @@ import {
 } from "./users_storage.ts";
 
 const apps: Application[] = [];
-const folders: string[] = [];
 after(async () => {
   for (const app of apps) await app.close();
-  for (const dir of folders) await rm(dir, { recursive: true, force: true });
 });
+// Registered after the apps' closing, so that their databases' folders go once they are closed.
+const folder = suiteTempDirs();
 
 for (const storage of STORAGES) {
   describe(`sample users app: health, users in ${storage}`, () => {
@@ -61,7 +62,7 @@ describe("sample users app on SQLite: settings", () => {
   };
 
   it("waits the pool's busy-timeout for a file another connection holds, then answers 500", async () => {
-    const { USERS_DB: file } = await freshSqlite(folders);
+    const { USERS_DB: file } = await freshSqlite(folder);
     const app = await onFile(file, { "busy-timeout": "150ms" });
     // Another connection holds the write lock, as a migration run from the command line would.
     const other = new SQLITE!.DatabaseSync(file);
@@ -92,7 +93,7 @@ describe("sample users app on SQLite: settings", () => {
   });
 
   it("refuses a busy-timeout that is not a duration at bootstrap, naming the key", async () => {
-    const { USERS_DB: file } = await freshSqlite(folders);
+    const { USERS_DB: file } = await freshSqlite(folder);
     await assert.rejects(onFile(file, { "busy-timeout": "soon" }), /datasource\[0\]\.pool/);
   });
 });

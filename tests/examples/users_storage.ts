@@ -4,8 +4,6 @@
 // `postgres` profile) with the fresh databases of users_postgres.ts, which needs the test server:
 // kept apart, so that the files that do not import it stay unit tests.
 import { after } from "node:test";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Application, bootstrap, type Class } from "../../mod.ts";
 import { loadConfig } from "../../config.ts";
@@ -20,6 +18,7 @@ import { SqlLocks } from "../../examples/users/storage/sql_locks.ts";
 import { SqlUserRepository } from "../../examples/users/storage/sql_user_repository.ts";
 import { usersMigrations } from "../../examples/users/storage/users_migrations.ts";
 import { SQLITE } from "../sqlite.ts";
+import { suiteTempDirs } from "../temp_dir.ts";
 
 export type Storage = "memory" | "sqlite" | "postgres";
 
@@ -83,15 +82,18 @@ export function asCaller(app: Application, token: string): Application {
   });
 }
 
-/** The environment that puts the users datasource on a fresh database; `folders` are removed after. */
-export type FreshDatabase = (folders: string[]) => Promise<Record<string, string>>;
+/**
+ * The environment that puts the users datasource on a fresh database; `folder` makes the folders
+ * it needs (a maker of `suiteTempDirs()`, which removes them after the suite).
+ */
+export type FreshDatabase = (
+  folder: (prefix?: string) => Promise<string>,
+) => Promise<Record<string, string>>;
 
-/** A SQLite file in a new folder of `folders`. */
-export const freshSqlite: FreshDatabase = async (folders) => {
-  const dir = await mkdtemp(join(tmpdir(), "thaw-users-"));
-  folders.push(dir);
-  return { USERS_DB: join(dir, "users.db") };
-};
+/** A SQLite file in a new folder that `folder` makes. */
+export const freshSqlite: FreshDatabase = async (folder) => ({
+  USERS_DB: join(await folder("thaw-users-"), "users.db"),
+});
 
 /**
  * Opens the users app on a storage in environment `env`: on the database it names (`USERS_DB`,
@@ -107,11 +109,11 @@ export type UsersApps = (storage: Storage, env?: Record<string, string>) => Prom
  */
 export function usersApps(postgres?: FreshDatabase): UsersApps {
   const opened: Application[] = [];
-  const folders: string[] = [];
   after(async () => {
     for (const app of opened) await app.close();
-    for (const dir of folders) await rm(dir, { recursive: true, force: true });
   });
+  // Registered after the apps' closing, so that their databases' folders go once they are closed.
+  const folder = suiteTempDirs();
   return async (storage, env = {}) => {
     const token = await adminToken();
     if (storage === "memory") {
@@ -123,7 +125,7 @@ export function usersApps(postgres?: FreshDatabase): UsersApps {
     if (fresh === undefined) {
       throw new Error("usersApps(): PostgreSQL needs usersApps(freshPostgres) (users_postgres.ts)");
     }
-    if (!("USERS_DB" in env || "USERS_DB_URL" in env)) env = { ...env, ...await fresh(folders) };
+    if (!("USERS_DB" in env || "USERS_DB_URL" in env)) env = { ...env, ...await fresh(folder) };
     const app = await bootstrapUsers(env, SQL_STORAGE, { sql: true });
     opened.push(app);
     return { app: asCaller(app, token), unauthenticated: app, env, close: () => app.close() };

@@ -5,22 +5,22 @@
 // runner's permissions; users_server_test.ts starts main.ts with those of `npm start`.
 import { after, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { rm } from "node:fs/promises";
 import type { Application } from "../../mod.ts";
 import { call } from "../helpers.ts";
 import { SQLITE } from "../sqlite.ts";
+import { suiteTempDirs } from "../temp_dir.ts";
 import { adminToken, asCaller, bootstrapUsers, freshSqlite, SQL_STORAGE } from "./users_storage.ts";
 
 const apps: Application[] = [];
-const folders: string[] = [];
 after(async () => {
   for (const app of apps) await app.close();
-  for (const dir of folders) await rm(dir, { recursive: true, force: true });
 });
+// Registered after the apps' closing, so that their databases' folders go once they are closed.
+const folder = suiteTempDirs();
 
 /** A fresh SQLite file's path: the first app on it migrates it. */
 async function migratedFile(): Promise<string> {
-  const { USERS_DB } = await freshSqlite(folders);
+  const { USERS_DB } = await freshSqlite(folder);
   return USERS_DB;
 }
 

@@ -4,7 +4,6 @@ import { before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { access, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
@@ -19,7 +18,7 @@ import {
   POSTGRES_URL,
 } from "../migrate/sql/databases.ts";
 import { startForwardProxy } from "../migrate/search/servers.ts";
-import { tempDir } from "../temp_dir.ts";
+import { suiteTempDirs, tempDir } from "../temp_dir.ts";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const exec = promisify(execFile);
@@ -62,15 +61,14 @@ export class Ping {
 }
 `;
 
-// One entry point imported alone (\`node main.js <entry>\`) and used for what it is for.
+// One entry point imported alone (\`node main.js <entry> <folder>\`) and used for what it is for;
+// the empty folder is the test's, for the files an entry reads.
 const ENTRY_ALONE = `import assert from "node:assert/strict";
-import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 
-const entry = process.argv[2];
-const dir = await mkdtemp(join(tmpdir(), "thaw-entry-"));
+const [entry, dir] = process.argv.slice(2);
 switch (entry) {
   case ".": {
     const { bootstrap } = await import("@thaw/thaw");
@@ -382,6 +380,7 @@ function strictConsumer(file: string, lib: string[]): string {
 }
 
 describe("npm package on Node (no loader)", () => {
+  const suiteDir = suiteTempDirs();
   let project = "";
   let tarball = "";
 
@@ -389,7 +388,7 @@ describe("npm package on Node (no loader)", () => {
     const build = await sh(process.execPath, ["--import", "tsx", "tools/build_npm.ts"], root);
     assert.equal(build.code, 0, `build failed: ${build.stderr}`);
     tarball = build.stdout.trim();
-    project = await mkdtemp(join(tmpdir(), "thaw-npm-"));
+    project = await suiteDir("thaw-npm-");
     const types = JSON.parse(await readFile(join(root, "package.json"), "utf8"))
       .devDependencies["@types/node"];
     await writeFile(
@@ -483,7 +482,8 @@ describe("npm package on Node (no loader)", () => {
     assert.deepEqual(Object.keys(exports).sort(), Object.keys(deno.exports).sort());
     for (const name of Object.keys(exports)) {
       // A process per entry point: nothing of the package is loaded before it.
-      const run = await sh(process.execPath, [join("entries", "main.js"), name], project);
+      await using dir = await tempDir("thaw-npm-entry-");
+      const run = await sh(process.execPath, [join("entries", "main.js"), name, dir.path], project);
       assert.equal(run.code, 0, `${name}: ${run.stderr}`);
       const lines = run.stdout.trim().split("\n");
       assert.equal(lines.at(-1), `ok ${name}`);

@@ -5,16 +5,15 @@ import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import { execFileSync } from "node:child_process";
-import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { readdir, writeFile } from "node:fs/promises";
 import { connect, type Socket } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { bootstrap, GetMapping, PostMapping, RequestPart, RestController } from "../../mod.ts";
 import { listen, type Server } from "../../server.ts";
 import { memoryLogger } from "../helpers.ts";
 import { RUNTIME } from "../runtime.ts";
 import { assertStillServes, exchange, until } from "./raw_client.ts";
-import { tempDir } from "../temp_dir.ts";
+import { suiteTempDirs, tempDir } from "../temp_dir.ts";
 
 @RestController()
 class Uploads {
@@ -94,8 +93,14 @@ describe(`streamed uploads over a real socket on ${RUNTIME}`, () => {
   let location: string;
   const spooled = async () => (await readdir(location)).length;
 
+  after(async () => {
+    await server?.close();
+  });
+  // Registered after the server's closing: its folder goes once the server is closed.
+  const suiteDir = suiteTempDirs();
+
   before(async () => {
-    location = await mkdtemp(join(tmpdir(), "thaw-upload-socket-"));
+    location = await suiteDir("thaw-upload-socket-");
     const app = await bootstrap({
       controllers: [Uploads],
       logger: memoryLogger(),
@@ -113,10 +118,6 @@ describe(`streamed uploads over a real socket on ${RUNTIME}`, () => {
     });
     server = await listen(app, { port: 0, hostname: "127.0.0.1", signals: false, quiet: true });
     port = server.port;
-  });
-  after(async () => {
-    await server?.close();
-    await rm(location, { recursive: true, force: true });
   });
 
   it("a file past the threshold arrives whole, and its temporary file is gone after the answer", async () => {
@@ -174,8 +175,13 @@ describe(`streamed uploads over a real socket on ${RUNTIME}`, () => {
     let timedPort: number;
     let timedLocation: string;
 
+    after(async () => {
+      await timedServer?.close();
+    });
+    const timedDir = suiteTempDirs();
+
     before(async () => {
-      timedLocation = await mkdtemp(join(tmpdir(), "thaw-upload-timeout-"));
+      timedLocation = await timedDir("thaw-upload-timeout-");
       const app = await bootstrap({
         controllers: [Uploads],
         logger: memoryLogger(),
@@ -194,10 +200,6 @@ describe(`streamed uploads over a real socket on ${RUNTIME}`, () => {
         quiet: true,
       });
       timedPort = timedServer.port;
-    });
-    after(async () => {
-      await timedServer?.close();
-      await rm(timedLocation, { recursive: true, force: true });
     });
 
     it("a chunked upload that stalls is answered 503, and leaves no temporary file", async () => {

@@ -5,9 +5,6 @@
 // clock, never before. The app is tests/fixtures/scheduling/replica.ts.
 import assert from "node:assert/strict";
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
-import { mkdtemp } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { after, describe, it } from "node:test";
@@ -19,6 +16,7 @@ import {
   type TestDatabase,
 } from "../migrate/sql/databases.ts";
 import { scriptCommand } from "../runtime.ts";
+import { tempDir } from "../temp_dir.ts";
 
 const REPLICA = fileURLToPath(new URL("../fixtures/scheduling/replica.ts", import.meta.url));
 // Long enough that, on a loaded machine, every normal run ends well within it and the held run is
@@ -127,10 +125,10 @@ for (const kind of ["postgres", "mysql"] as const) {
     });
 
     it("runs each tick once, and takes over a killed holder's lock after lockAtMostFor", async () => {
-      const dir = await mkdtemp(join(tmpdir(), "thaw-replicas-"));
+      await using dir = await tempDir("thaw-replicas-");
       db = await createDatabase(
         kind,
-        dir,
+        dir.path,
         `r${crypto.randomUUID().replaceAll("-", "").slice(0, 12)}`,
       );
       await db.query(SqlLockProvider.createTable(kind)); // a migration's work

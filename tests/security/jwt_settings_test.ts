@@ -15,12 +15,12 @@ import {
   jwtSettings,
 } from "../../src/security/jwt_settings.ts";
 import { propertyOptions } from "../property.ts";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { bootstrap } from "../../mod.ts";
 import { security } from "../../security.ts";
 import { loadConfig } from "../../src/config/load_config.ts";
+import { tempDir } from "../temp_dir.ts";
 
 const read = (jwt: Record<string, unknown>) =>
   jwtSettings(
@@ -202,13 +202,13 @@ describe("jwtSettings over a profile", () => {
     files: Record<string, string>,
     use: (config: Awaited<ReturnType<typeof loadConfig>>, dir: string) => Promise<void>,
   ) => {
-    const dir = await mkdtemp(join(tmpdir(), "thaw-jwt-profile-"));
-    try {
-      for (const [name, text] of Object.entries(files)) await writeFile(join(dir, name), text);
-      await use(await loadConfig(join(dir, "application.yml"), { env: {}, profiles: "prod" }), dir);
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+    await using dir = await tempDir("thaw-jwt-profile-");
+    for (const [name, text] of Object.entries(files)) await writeFile(join(dir.path, name), text);
+    const config = await loadConfig(join(dir.path, "application.yml"), {
+      env: {},
+      profiles: "prod",
+    });
+    await use(config, dir.path);
   };
 
   it("stops bootstrap when a profile's key source joins one of the file it builds on", async () => {

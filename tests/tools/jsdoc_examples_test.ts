@@ -1,13 +1,10 @@
-import { after, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { decoratorLines } from "../../tools/jsdoc_examples.ts";
 import { checkedFiles } from "../../tools/entry_points.ts";
-
-const folders: string[] = [];
-after(() => Promise.all(folders.map((dir) => rm(dir, { recursive: true, force: true }))));
+import { tempDir } from "../temp_dir.ts";
 
 const FENCE = "```";
 
@@ -71,8 +68,8 @@ describe("decorator lines in JSDoc examples", () => {
   });
 
   it("reads the entry points deno.json exports and every module under src/", async () => {
-    const root = await mkdtemp(join(tmpdir(), "thaw-jsdoc-"));
-    folders.push(root);
+    await using dir = await tempDir("thaw-jsdoc-");
+    const root = dir.path;
     const files: Record<string, string> = {
       "deno.json": '{ "exports": { ".": "./mod.ts", "./types": "./types.ts" } }\n',
       "mod.ts": "export {};\n",

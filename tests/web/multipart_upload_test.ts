@@ -1,14 +1,12 @@
 // Uploads that stream: a multipart body longer than `server.max-body-size` (or of unknown length)
 // is parsed as it arrives, under the `server.multipart.*` limits; a part larger than the
 // threshold goes to a temporary file, gone once the answer is made, however the request ended.
-import { after, before, describe, it } from "node:test";
+import { before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtemp, readdir, rm } from "node:fs/promises";
+import { readdir } from "node:fs/promises";
 import { execFile } from "node:child_process";
 import process from "node:process";
 import { promisify } from "node:util";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import {
   type Application,
   bootstrap,
@@ -19,6 +17,7 @@ import {
   RestController,
 } from "../../mod.ts";
 import { memoryLogger } from "../helpers.ts";
+import { suiteTempDirs } from "../temp_dir.ts";
 
 const run = promisify(execFile);
 const encoder = new TextEncoder();
@@ -27,6 +26,7 @@ const THRESHOLD = 1000;
 const MAX_FILE = 300_000;
 const MAX_REQUEST = 600_000;
 
+const suiteDir = suiteTempDirs();
 let location: string;
 /** What the handler saw of the spool folder while it ran. */
 let seen: string[] = [];
@@ -82,7 +82,7 @@ let app: Application;
 const logger = memoryLogger();
 
 before(async () => {
-  location = await mkdtemp(join(tmpdir(), "thaw-upload-test-"));
+  location = await suiteDir("thaw-upload-test-");
   app = await bootstrap({
     controllers: [Uploads],
     logger,
@@ -100,7 +100,6 @@ before(async () => {
     },
   });
 });
-after(() => rm(location, { recursive: true, force: true }));
 
 /** Bytes `0, 1, ... 250, 0, 1, ...`: no run of them is the delimiter. */
 function content(size: number): Uint8Array {
@@ -345,6 +344,7 @@ describe("streamed uploads", () => {
 });
 
 describe("an upload when server.request-timeout passes", () => {
+  const timedDir = suiteTempDirs();
   let timedLocation: string;
   let timed: Application;
   const started: string[] = [];
@@ -365,7 +365,7 @@ describe("an upload when server.request-timeout passes", () => {
   }
 
   before(async () => {
-    timedLocation = await mkdtemp(join(tmpdir(), "thaw-upload-timeout-"));
+    timedLocation = await timedDir("thaw-upload-timeout-");
     timed = await bootstrap({
       controllers: [Slow],
       logger: memoryLogger(),
@@ -378,7 +378,6 @@ describe("an upload when server.request-timeout passes", () => {
       },
     });
   });
-  after(() => rm(timedLocation, { recursive: true, force: true }));
 
   const send = (path: string, body: ReadableStream<Uint8Array>) =>
     Promise.resolve(timed.fetch(

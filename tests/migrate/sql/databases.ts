@@ -1,14 +1,14 @@
 import { checkReport } from "../report_shape.ts";
 import assert from "node:assert/strict";
 import { after } from "node:test";
-import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import process from "node:process";
 import mysql from "mysql2/promise";
 import pg from "pg";
 import { runCaptured } from "../run_cli.ts";
 import { SQLITE } from "../../sqlite.ts";
+import { suiteTempDirs } from "../../temp_dir.ts";
 import type { RunReport } from "../../../src/migrate/run_report.ts";
 
 /** The servers `tools/databases.sh start` runs (the README's test command starts them). */
@@ -137,8 +137,12 @@ export class SqlWorkspace {
     this.db = db;
   }
 
-  static async create(kind: Kind, options: { password?: string } = {}): Promise<SqlWorkspace> {
-    const base = await mkdtemp(join(tmpdir(), "thaw-sql-"));
+  /** Makes the workspace in `base`, an empty folder. */
+  static async create(
+    kind: Kind,
+    base: string,
+    options: { password?: string } = {},
+  ): Promise<SqlWorkspace> {
     const id = `t${crypto.randomUUID().replaceAll("-", "").slice(0, 12)}`;
     const ws = new SqlWorkspace(base, await createDatabase(kind, base, id));
     await mkdir(ws.configDir, { recursive: true });
@@ -212,8 +216,8 @@ export class SqlWorkspace {
 
 /**
  * Makes workspaces of one kind for the suite it is called in, and after the suite closes their
- * databases (an open connection would keep Node's test process alive) and checks that no run
- * printed the password, which goes in through `${VAR}` only.
+ * databases (an open connection would keep Node's test process alive), checks that no run printed
+ * the password, which goes in through `${VAR}` only, and removes their folders.
  */
 export function workspaces(kind: Kind): (options?: { password?: string }) => Promise<SqlWorkspace> {
   const opened: SqlWorkspace[] = [];
@@ -223,8 +227,10 @@ export function workspaces(kind: Kind): (options?: { password?: string }) => Pro
       await ws.db.close();
     }
   });
+  // Registered after the databases' closing, so that the folders go once they are closed.
+  const folder = suiteTempDirs();
   return async (options) => {
-    const ws = await SqlWorkspace.create(kind, options);
+    const ws = await SqlWorkspace.create(kind, await folder("thaw-sql-"), options);
     opened.push(ws);
     return ws;
   };
