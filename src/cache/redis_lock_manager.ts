@@ -27,9 +27,11 @@ const DEFAULT_TIMEOUT_MS = 1000;
 // A lone surrogate: UTF-8 has no encoding for it, so two keys would be sent as the same bytes.
 const LONE_SURROGATE = /\p{Cs}/u;
 // Ends the lock only while the key holds this taking's token, never another holder's: deleted, or
-// kept for the `ARGV[2]` ms left of its least hold.
+// kept for what is left of its least hold (`ARGV[2]` ms of a `ARGV[3]` ms lease), counted on
+// Redis's clock from the SET however late the release arrives.
 const RELEASE = "if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end " +
-  "if tonumber(ARGV[2]) > 0 then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end " +
+  "local left = redis.call('PTTL', KEYS[1]) - (tonumber(ARGV[3]) - tonumber(ARGV[2])) " +
+  "if tonumber(ARGV[2]) > 0 and left > 0 then return redis.call('PEXPIRE', KEYS[1], left) end " +
   "return redis.call('DEL', KEYS[1])";
 
 /** node-redis's client, as far as the manager reads where it connects for its messages. */
@@ -147,20 +149,15 @@ export class RedisLockManager extends LockManager {
       // The SET may still reach Redis, or have reached it with its answer lost: the key would
       // then hold a lock nobody holds until its lease ends. Deleting it while it holds this
       // token undoes that; on one connection Redis runs this after the SET, even late.
-      await this.#send(["EVAL", RELEASE, "1", redisKey, token, "0"], key, "undo").catch(() => {});
+      await this.#send(["EVAL", RELEASE, "1", redisKey, token, "0", "0"], key, "undo").catch(
+        () => {},
+      );
       throw error;
     }
     if (reply === null || reply === undefined) return undefined;
-    // Counted from the SET's answer: on Redis's clock the lock was taken before, so it lasts no
-    // less than asked.
-    const takenAt = systemClock.monotonic();
+    const hold = [String(minHoldMs), String(leaseMs)];
     return new ReleaseOnce(async () => {
-      const left = Math.ceil(minHoldMs - (systemClock.monotonic() - takenAt));
-      await this.#send(
-        ["EVAL", RELEASE, "1", redisKey, token, String(Math.max(left, 0))],
-        key,
-        "release",
-      );
+      await this.#send(["EVAL", RELEASE, "1", redisKey, token, ...hold], key, "release");
     });
   }
 

@@ -185,14 +185,15 @@ export class SqlLockTable {
   }
 
   /**
-   * Ends `holder`'s lock `name`: at once, by deleting its row, so that locks whose names come
-   * from data (`order-42`) leave no row behind; or, for a `minHoldMs` above 0, at
-   * `minHoldMs` after its taking if that is later, the row kept until then (as ShedLock keeps
-   * it). A lock that is now another's is left as it is.
+   * Ends `holder`'s lock `name`. With `minHoldMs` (a scheduler's lock), as ShedLock does: at
+   * once or `minHoldMs` after its taking, whichever is later, its row kept (ShedLock, knowing a
+   * name's row exists, only updates it from then on: a row deleted under it would hold its lock
+   * for ever). Without (a key made of data, `order-42`): at once, its row deleted, so that such
+   * keys leave no row behind. A lock that is now another's is left as it is.
    */
-  async release(name: string, minHoldMs: number, holder: string): Promise<void> {
+  async release(name: string, minHoldMs: number | undefined, holder: string): Promise<void> {
     const statements = SQL[this.#dialect];
-    await (minHoldMs > 0
+    await (minHoldMs !== undefined
       ? this.#query(statements.unlock(this.#table), [minHoldMs, name, holder])
       : this.#query(statements.delete(this.#table), [name, holder]));
   }

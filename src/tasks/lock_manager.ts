@@ -21,9 +21,11 @@ export interface LockRequest {
   readonly leaseMs: number;
   /**
    * Milliseconds from its taking that the lock lasts at least, given back or not (ShedLock's
-   * `lockAtLeastFor`, which `@SchedulerLock` passes): a run that ends at once still keeps a
-   * replica whose clock is a little behind from running it again. 0 (the default): a release
-   * ends the lock at once. At most `leaseMs`.
+   * `lockAtLeastFor`, which `@SchedulerLock` passes, 0 included): a run that ends at once still
+   * keeps a replica whose clock is a little behind from running it again. Given, a release only
+   * shortens the lock, as ShedLock's does, and a store that keeps a record per name (a table's
+   * row) keeps it; absent (`@Lockable`'s keys, made of data), a release ends the lock and removes
+   * its record. At most `leaseMs`.
    */
   readonly minHoldMs?: number | undefined;
   /**

@@ -32,10 +32,11 @@ const WHO = "SqlLockManager";
  * key, `acquire` tries again after a pause that grows from 5 ms to 200 ms, until `waitMs`.
  *
  * **Rows.** A release deletes its lock's row (while it is still this taking's), so keys made of
- * arguments (`order-42`) leave no row behind; a lock asked for with `minHoldMs` (a
- * `@SchedulerLock`'s `lockAtLeastFor`) keeps its row until then, as ShedLock does. ShedLock takes a
- * lock the same way whether its row exists or not, so the two share the table. The row of a
- * holder that died stays until its key is taken and released again.
+ * arguments (`order-42`) leave no row behind. A lock asked for with `minHoldMs` (a
+ * `@SchedulerLock`'s, its `lockAtLeastFor`) keeps its row, its end moved to `minHoldMs` after its
+ * taking or to the release, as ShedLock does: ShedLock, once it knows a name's row, only updates
+ * it, so Java services on ShedLock can share the table. The row of a holder that died stays until
+ * its key is taken and released again.
  *
  * **Connection.** Its statements run outside the caller's transaction, on a connection of the
  * datasource's pool of their own, each committed at once: a lock taken in a transaction that

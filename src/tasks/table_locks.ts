@@ -38,7 +38,7 @@ export class TableLocks {
    * database fails (down, the table missing); with a `TypeError` for a request that is not one.
    */
   async acquire(request: LockRequest): Promise<HeldLock | undefined> {
-    const { key, leaseMs, minHoldMs = 0 } = checkLockRequest(request, this.#who);
+    const { key, leaseMs, minHoldMs } = checkLockRequest(request, this.#who);
     const name = await storedName(key);
     return await pollLock(
       request,
@@ -51,7 +51,7 @@ export class TableLocks {
     key: string,
     name: string,
     leaseMs: number,
-    minHoldMs: number,
+    minHoldMs: number | undefined,
   ): Promise<HeldLock | undefined> {
     const run = this.#run;
     const holder = await run((locks) => locks.take(name, leaseMs), key, "take");

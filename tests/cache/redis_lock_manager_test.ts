@@ -283,6 +283,32 @@ describe("RedisLockManager", () => {
     }
   });
 
+  it("a release that reaches Redis late keeps the least hold from the taking, not from then", async () => {
+    const proxy = await tcpProxy("127.0.0.1", redis.port);
+    await proxy.up();
+    try {
+      const client = await connected(`redis://127.0.0.1:${proxy.port}`);
+      const keyPrefix = `t${++prefixes}:`;
+      const locks = new RedisLockManager(client, { keyPrefix, timeoutMs: LONG_WAIT });
+      const key = `${keyPrefix}late-release`;
+      const lock = held(
+        await locks.acquire({ ...request("late-release", 0, 3000), minHoldMs: 2000 }),
+      );
+      proxy.hold();
+      const releasing = lock.release();
+      // A second of the lease gone on Redis's clock while the release waits in the proxy.
+      while (await raw.pTTL(key) > 2000) await new Promise((resolve) => setTimeout(resolve, 20));
+      const before = await raw.pTTL(key);
+      proxy.release();
+      await releasing;
+      // What is left of the least hold, on Redis's clock: the lease left less lease - hold.
+      const after = await raw.pTTL(key);
+      assert.ok(after > 0 && after <= before - 1000, `held ${after} ms past ${before} - 1000`);
+    } finally {
+      await proxy.down();
+    }
+  });
+
   it("three processes taking five keys never hold one key together", async () => {
     const keys = ["a", "b", "c", "d", "e"];
     const rounds = 20;

@@ -191,12 +191,15 @@ async function attempt(backend: Backend, provider: SqlLockProvider, request: Loc
   return { lock, before, after };
 }
 
-/** One try of `key` (`waitMs: 0`), held `leaseMs` at most and `minHoldMs` at least. */
-const request = (key: string, leaseMs = 60_000, minHoldMs = 0): LockRequest => ({
+/**
+ * One try of `key` (`waitMs: 0`), held `leaseMs` at most and `minHoldMs` at least; without
+ * `minHoldMs`, a key made of data, whose release deletes its row.
+ */
+const request = (key: string, leaseMs = 60_000, minHoldMs?: number): LockRequest => ({
   key,
   waitMs: 0,
   leaseMs,
-  minHoldMs,
+  ...(minHoldMs === undefined ? {} : { minHoldMs }),
 });
 
 /** The lock, asserting there was one. */
@@ -278,7 +281,7 @@ for (const kind of KINDS) {
       await again.release();
     });
 
-    it("refuses a lock another replica holds; after its release (minHoldMs 0), takes it", async () => {
+    it("refuses a lock another replica holds; after its release (no minHoldMs), takes it", async () => {
       const db = await backend();
       const a = db.replica({ lockedBy: "host-a" });
       const b = db.replica({ lockedBy: "host-b" });
@@ -288,7 +291,7 @@ for (const kind of KINDS) {
       assert.match(heldRow!.lockedBy, /^host-a /);
       const beforeRelease = await db.now();
       await lock.release();
-      // Released with minHoldMs 0: its row is gone, the lock free at once.
+      // Released without minHoldMs: its row is gone, the lock free at once.
       assert.equal(await rowOf(db, "shared"), undefined);
       const taken = held(await b.acquire(request("shared")));
       const now = await rowOf(db, "shared");
@@ -312,7 +315,7 @@ for (const kind of KINDS) {
       held(await b.acquire(request("same-host")));
     });
 
-    it("a release with minHoldMs 0 deletes the lock's row, while it is still this taking's", async () => {
+    it("a release without minHoldMs deletes the lock's row, while it is still this taking's", async () => {
       const db = await backend();
       const a = db.replica({ lockedBy: "host-a" });
       const long = "d".repeat(65); // stored as its hash: its row goes too
@@ -331,6 +334,23 @@ for (const kind of KINDS) {
       assert.deepEqual(await rowOf(db, "lapsed"), row);
       await lapsed.release();
       assert.equal(await rowOf(db, "lapsed"), undefined);
+    });
+
+    it("a release with minHoldMs 0 keeps the row, its end moved to the release (ShedLock's unlock)", async () => {
+      const db = await backend();
+      const a = db.replica({ lockedBy: "host-a" });
+      const b = db.replica({ lockedBy: "host-b" });
+      const lock = held(await a.acquire(request("kept", 60_000, 0)));
+      const heldRow = (await rowOf(db, "kept"))!;
+      const beforeRelease = await db.now();
+      await lock.release();
+      const afterRelease = await db.now();
+      // ShedLock, once it saw a name's row, only updates it: the row must stay.
+      const released = (await rowOf(db, "kept"))!;
+      assert.equal(released.lockedBy, heldRow.lockedBy);
+      assert.equal(released.lockedAt, heldRow.lockedAt);
+      assert.ok(released.lockUntil >= beforeRelease && released.lockUntil <= afterRelease);
+      await held(await b.acquire(request("kept", 60_000, 0))).release();
     });
 
     it("minHoldMs keeps the lock after release until locked_at + minHoldMs", async () => {
@@ -417,7 +437,7 @@ for (const kind of KINDS) {
         assert.ok(takenOver.lockedAt >= expired.lockUntil);
         assert.equal(takenOver.lockUntil - takenOver.lockedAt, 60_000);
 
-        // The first holder wakes up and releases (a delete, minHoldMs 0): the new holder's lock
+        // The first holder wakes up and releases (a delete, no minHoldMs): the new holder's lock
         // stays as it was.
         await dying.release();
         assert.deepEqual(await rowOf(db, name), takenOver);
@@ -530,7 +550,7 @@ for (const kind of KINDS) {
       }
       for (const lock of locks) await lock.release();
       for (const name of names) {
-        // Released with minHoldMs 0: the row is gone, the lock free.
+        // Released without minHoldMs: the row is gone, the lock free.
         assert.equal(await rowOf(db, name), undefined, `row kept: ${JSON.stringify(name)}`);
         const lock = held(await b.acquire(request(name)), `not released: ${JSON.stringify(name)}`);
         await lock.release();
@@ -841,8 +861,8 @@ describe("SqlLockProvider refuses what it cannot use, with a TypeError that says
 // knows each grant's times only as bounds read from the database's clock around the call. Never
 // two holders at once: a grant is refused while an earlier one surely has not ended. And never a
 // refusal of a lock that surely is free. Each grant's row is its own, with its lease to the
-// millisecond; a release with minHoldMs 0 deletes its row, one with minHoldMs keeps it to
-// locked_at + minHoldMs; a late release (of a grant taken over since), or a second one, leaves
+// millisecond; a release without minHoldMs deletes its row, one with minHoldMs (0 included) keeps
+// it to locked_at + minHoldMs or the release; a late release (of a grant taken over since), or a second one, leaves
 // the row as it is.
 type Step =
   | {
@@ -850,7 +870,7 @@ type Step =
     readonly replica: number;
     readonly key: number;
     readonly leaseMs: number;
-    readonly minHoldMs: number;
+    readonly minHoldMs: number | undefined;
   }
   | { readonly op: "release"; readonly grant: number }
   | { readonly op: "advance"; readonly ms: number };
@@ -864,7 +884,7 @@ interface Grant {
   readonly lo: number;
   readonly hi: number;
   readonly leaseMs: number;
-  readonly minHoldMs: number;
+  readonly minHoldMs: number | undefined;
   /** Bounds of its first release's time. */
   releaseLo?: number;
   releaseHi?: number;
@@ -873,9 +893,9 @@ interface Grant {
 const LOCKED_BY = ["host-a", "host-a", "host-b"];
 
 // When a released grant stops holding the lock, for a release at `at` and a taking at `takenAt`:
-// at once with minHoldMs 0 (its row deleted), else not before minHoldMs from its taking.
+// at once without minHoldMs (its row deleted) or with 0, else not before minHoldMs from its taking.
 const releasedAt = (g: Grant, at: number, takenAt: number) =>
-  g.minHoldMs === 0 ? at : Math.max(at, takenAt + g.minHoldMs);
+  Math.max(at, takenAt + (g.minHoldMs ?? 0));
 // When a grant stops holding the lock: at its lease's end, or at its release before that. A
 // release after the lease ended (taken over, or not) changes nothing.
 const endLo = (g: Grant) =>
@@ -887,7 +907,7 @@ const endHi = (g: Grant) =>
     ? g.hi + g.leaseMs
     : Math.min(g.hi + g.leaseMs, releasedAt(g, g.releaseHi, g.hi));
 
-// Mostly one key, and often no minHoldMs, so that takeovers and late releases come often.
+// Mostly one key, and often no minHoldMs or 0, so that takeovers and late releases come often.
 const steps = fc.array(
   fc.oneof(
     {
@@ -896,12 +916,12 @@ const steps = fc.array(
         replica: fc.nat(2),
         key: fc.oneof({ weight: 3, arbitrary: fc.constant(0) }, fc.constant(1), fc.constant(2)),
         leaseMs: fc.integer({ min: 1, max: 80 }),
-        minHoldMs: fc.oneof(fc.constant(0), fc.nat(80)),
+        minHoldMs: fc.oneof(fc.constant(undefined), fc.constant(0), fc.nat(80)),
       }).map(({ leaseMs, minHoldMs, ...rest }): Step => ({
         op: "acquire",
         ...rest,
         leaseMs,
-        minHoldMs: Math.min(minHoldMs, leaseMs),
+        minHoldMs: minHoldMs === undefined ? undefined : Math.min(minHoldMs, leaseMs),
       })),
     },
     { weight: 3, arbitrary: fc.nat(3).map((grant): Step => ({ op: "release", grant })) },
@@ -932,8 +952,8 @@ async function runSteps(db: Backend, replicas: SqlLockProvider[], prefix: string
       if (grant.releaseLo !== undefined || before?.lockedBy !== grant.holder) {
         // Released before, or the row is no longer this taking's: nothing changes.
         assert.deepEqual(row, before, `a late or second release changed the row: ${shown}`);
-      } else if (grant.minHoldMs === 0) {
-        assert.equal(row, undefined, `released with minHoldMs 0, its row kept: ${shown}`);
+      } else if (grant.minHoldMs === undefined) {
+        assert.equal(row, undefined, `released without minHoldMs, its row kept: ${shown}`);
       } else {
         const kept = before.lockedAt + grant.minHoldMs;
         assert.ok(
@@ -953,7 +973,7 @@ async function runSteps(db: Backend, replicas: SqlLockProvider[], prefix: string
         key: keys[step.key],
         waitMs: 0,
         leaseMs: step.leaseMs,
-        minHoldMs: step.minHoldMs,
+        ...(step.minHoldMs === undefined ? {} : { minHoldMs: step.minHoldMs }),
       });
       const hi = clock = await db.now();
       const earlier = grants.filter((g) => g.key === step.key);
