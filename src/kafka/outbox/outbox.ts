@@ -84,6 +84,11 @@ export class Outbox {
   readonly #logger: ContextLogger;
   // The transactions whose commit already wakes the relay.
   readonly #registered = new WeakSet<Transaction>();
+  // The start under way or done, until a close: a second start, at once or later, is the same.
+  #starting: Promise<void> | undefined;
+  // Each close moves it on: a start that a close overtook opens nothing.
+  #closes = 0;
+  // The relay's run until it ended, a close's time-out included.
   #loop: Promise<void> | undefined;
 
   /**
@@ -140,10 +145,25 @@ export class Outbox {
   /**
    * Starts the relay: it sends what is in the table (what an earlier process committed and never
    * sent), then what each commit adds, and looks again every `pollIntervalMs`. Rejects, naming
-   * the datasource and the table, when the table does not exist; twice is once.
+   * the datasource and the table, when the table does not exist; twice is once, at once or later,
+   * until a close. After a close that timed out, it starts once the batch still in flight ended.
    */
-  async start(): Promise<void> {
-    if (this.#loop !== undefined) return;
+  start(): Promise<void> {
+    if (this.#starting === undefined) {
+      const starting = this.#begin(this.#closes);
+      this.#starting = starting;
+      // A start that failed is tried again by the next one.
+      starting.catch(() => {
+        if (this.#starting === starting) this.#starting = undefined;
+      });
+    }
+    return this.#starting;
+  }
+
+  async #begin(closes: number): Promise<void> {
+    // Opened while it ends a batch, a relay a timed-out close left would run on beside the new one.
+    await this.#loop;
+    if (closes !== this.#closes) return;
     this.#relay.open();
     try {
       await this.backlog();
@@ -151,7 +171,13 @@ export class Outbox {
       if (isMissingTable(error) || isMissingTable((error as Error).cause)) throw error;
       this.#logger.error(`${this.#where}: the relay starts, but cannot read the table yet`, error);
     }
-    this.#loop = runDetached(() => this.#relay.run());
+    if (closes !== this.#closes) return;
+    const loop = runDetached(() => this.#relay.run());
+    this.#loop = loop;
+    const ended = () => {
+      if (this.#loop === loop) this.#loop = undefined;
+    };
+    loop.then(ended, ended);
   }
 
   /**
@@ -159,8 +185,10 @@ export class Outbox {
    * within `timeoutMs`, `false` if it still runs (its rows are sent again by the next relay).
    */
   async close(timeoutMs: number): Promise<boolean> {
-    const loop = this.#loop;
+    this.#closes++;
+    this.#starting = undefined;
     this.#relay.stop();
+    const loop = this.#loop;
     if (loop === undefined) return true;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const ended = await Promise.race([
@@ -168,7 +196,6 @@ export class Outbox {
       new Promise<boolean>((resolve) => timer = setTimeout(() => resolve(false), timeoutMs)),
     ]);
     clearTimeout(timer);
-    if (ended) this.#loop = undefined;
     return ended;
   }
 
