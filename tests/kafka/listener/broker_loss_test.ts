@@ -7,15 +7,24 @@ import type { KafkaRecord } from "../../../src/kafka/listener/kafka_record.ts";
 import { kafkaListeners } from "../../../src/kafka/listener/listeners.ts";
 import { createTopic, uniqueName } from "../broker.ts";
 import { KAFKA_CLUSTER, killBroker, restartBroker, wholeCluster } from "../three_brokers.ts";
-import { KeptLog, producerSender, sendJson, testHost, until } from "./listener_fixture.ts";
+import { KeptLog, producerSender, sendJson, testHost, until, within } from "./listener_fixture.ts";
 
 const VICTIM = 9193;
 
 describe("@KafkaListener on three brokers", () => {
   it("loses no acknowledged send when a broker is killed under a steady producer", async () => {
     const topic = uniqueName("listen-broker-loss");
-    await wholeCluster();
-    await createTopic(topic, 3, KAFKA_CLUSTER);
+    const log = new KeptLog();
+    // Each step that waits on the cluster is bounded: a step that hangs fails the test, naming
+    // itself and what the listener logged, instead of the whole run's time-out naming nothing.
+    const step = <T>(what: string, ms: number, promise: Promise<T>): Promise<T> =>
+      within(
+        promise,
+        ms,
+        () => `${what}; the listener logged:\n${log.lines.slice(-20).join("\n")}`,
+      );
+    await step("making the cluster whole", 360_000, wholeCluster());
+    await step("creating the topic", 120_000, createTopic(topic, 3, KAFKA_CLUSTER));
     // The bare producer can hang for good on a send in flight when its broker dies: a send with
     // no answer for this long is counted unacknowledged and the producer replaced.
     const STUCK_MS = 15_000;
@@ -28,7 +37,6 @@ describe("@KafkaListener on three brokers", () => {
         received.add(value);
       }
     }
-    const log = new KeptLog();
     const listeners = kafkaListeners(
       [{ instance: new Sink() }],
       testHost(sender, log, {}, KAFKA_CLUSTER),
@@ -58,6 +66,9 @@ describe("@KafkaListener on three brokers", () => {
             stuck += 1;
             replaced.push(current);
             sender = producerSender(KAFKA_CLUSTER);
+          } else {
+            // A producer that refuses at once, asked again at once, would starve every timer.
+            await new Promise((resolve) => setTimeout(resolve, 100));
           }
         } finally {
           clearTimeout(timer);
@@ -65,9 +76,9 @@ describe("@KafkaListener on three brokers", () => {
       }
     })();
     try {
-      await listeners.start();
+      await step("the listener's join", 120_000, listeners.start());
       await until(() => acknowledged.length >= 50, "sends before the kill");
-      await killBroker(VICTIM);
+      await step("killing a broker", 60_000, killBroker(VICTIM));
       killed = true;
       const atKill = acknowledged.length;
       await until(() => acknowledged.length >= atKill + 150, "sends after the kill", 180_000);
@@ -90,7 +101,7 @@ describe("@KafkaListener on three brokers", () => {
     } finally {
       stop = true;
       // The broker first: whatever below waits on it, the next test finds the cluster whole.
-      if (killed) await restartBroker(VICTIM);
+      if (killed) await step("restarting the broker", 360_000, restartBroker(VICTIM));
       await producing;
       await listeners.close(10_000);
       // A producer with a send hung closes once its broker is back, if ever: not awaited past a

@@ -117,6 +117,24 @@ export async function until(
   }
 }
 
+/**
+ * `promise`, or a rejection saying `what()` once `ms` went by without it settling: a step that
+ * hangs fails, named, where the run's own time-out would kill every test after it.
+ */
+export async function within<T>(promise: Promise<T>, ms: number, what: () => string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    return await Promise.race([
+      promise,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`gave up after ${ms} ms: ${what()}`)), ms);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** A topic of the test's own on the test broker, and its `.DLT` (one partition) with `dlt`. */
 export async function listenerTopic(
   prefix: string,
