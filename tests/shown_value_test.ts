@@ -5,10 +5,11 @@ import fc from "fast-check";
 import { printable, shownValue } from "../src/shown_value.ts";
 import { propertyOptions } from "./property.ts";
 
-// What would break a message's line or reach a terminal as a sequence; with the u flag, a
-// surrogate is one that stands alone.
-// deno-lint-ignore no-control-regex
-const BREAKING = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]|\p{Surrogate}/u;
+// What would break a message's line, reach a terminal as a sequence or reorder what a reader sees
+// (the bidirectional controls); with the u flag, a surrogate is one that stands alone.
+const BREAKING =
+  // deno-lint-ignore no-control-regex
+  /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]|\p{Surrogate}/u;
 
 describe("shownValue", () => {
   it("shows numbers as JavaScript writes them, a BigInt with its n", () => {
@@ -32,10 +33,27 @@ describe("shownValue", () => {
     assert.equal(shownValue({ toJSON: () => "\u2028" }), '"\\u2028"');
   });
 
+  it("shows the first 200 characters of a longer value, and how long it was", () => {
+    const shown = shownValue("x".repeat(100_000));
+    assert.equal(shown, `"${"x".repeat(199)}... (100002 characters)`);
+    assert.equal(shownValue("y".repeat(198)), `"${"y".repeat(198)}"`);
+    // Cut after the escaping, never inside a \uXXXX, nor between the halves of a pair.
+    assert.equal(shownValue("\n".repeat(100)), `"${"\\n".repeat(99)}... (202 characters)`);
+    assert.equal(shownValue("\u0000".repeat(40)), `"${"\\u0000".repeat(33)}... (242 characters)`);
+    const pairs = shownValue("\u{1F600}".repeat(150));
+    assert.doesNotMatch(pairs, /\p{Surrogate}/u);
+  });
+
+  it("writes a text's bidirectional controls as \\uXXXX: a log line reads as it was written", () => {
+    assert.equal(printable("a\u202eb\u2066c\u061c"), "a\\u202eb\\u2066c\\u061c");
+  });
+
   it("never writes a control character, a line separator or a lone surrogate (property)", () => {
     fc.assert(
       fc.property(fc.anything({ withBigInt: true, withMap: true, withSet: true }), (value) => {
-        assert.doesNotMatch(shownValue(value), BREAKING);
+        const shown = shownValue(value);
+        assert.doesNotMatch(shown, BREAKING);
+        assert.ok(shown.length <= 240, shown);
       }),
       propertyOptions(300),
     );

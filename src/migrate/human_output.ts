@@ -9,7 +9,7 @@ import type {
   RunReport,
 } from "./run_report.ts";
 import { compareVersions, versionedName } from "./plan/migration_name.ts";
-import { unicodeEscape } from "../shown_value.ts";
+import { printable } from "../shown_value.ts";
 
 const LABEL: Record<FileAction, string> = {
   apply: "apply",
@@ -43,6 +43,8 @@ const STATE: Record<FileAction, string> = {
 
 /** Progress lines for a person: `main [2/5] apply a.json -> PUT /a (created, HTTP 201, 14 ms)`. */
 export function humanProgress(sink: (line: string) => void): Progress {
+  // Records, and the paths of files without one, are written by whoever can write the records:
+  // as they are, an escape sequence would recolour or clear the terminal of whoever runs `status`.
   const write = (line: string) => sink(printable(line));
   return {
     start: (connection, pending, total, verb) =>
@@ -92,19 +94,6 @@ function ran(run: NonNullable<FileReport["applied"]>): string {
 }
 
 // C0 and C1 controls, DEL, line and paragraph separators, bidi overrides and isolates.
-// deno-lint-ignore no-control-regex -- the control characters are what it replaces
-const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
-
-/**
- * A line with its control characters as `\u001b`. Records, and the paths of files without a
- * record, are written by whoever can write the records: as they are, an escape sequence would
- * recolour or clear the terminal of whoever runs `status`, and a line break would print a line
- * the runner never wrote.
- */
-function printable(text: string): string {
-  return text.replace(CONTROL, unicodeEscape);
-}
-
 // To the minute, in UTC as recorded: the report has the exact time.
 function minute(iso: string): string {
   const at = new Date(iso);
