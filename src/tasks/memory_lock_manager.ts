@@ -1,6 +1,8 @@
 // The lock manager `@Lockable` uses when it names none: locks of one process, in a map. A holder
 // cannot die apart from the process that holds the map, so no lease is kept.
+import { systemClock } from "../runtime/clock.ts";
 import { type HeldLock, LockManager, type LockRequest } from "./lock_manager.ts";
+import { checkLockRequest } from "./lock_polling.ts";
 import { ReleaseOnce } from "./release_once.ts";
 
 interface Waiter {
@@ -13,7 +15,13 @@ export class MemoryLockManager extends LockManager {
   // The keys held, each with those waiting for it, first come first.
   readonly #held = new Map<string, Waiter[]>();
 
-  acquire({ key, waitMs, minHoldMs = 0, signal }: LockRequest): Promise<HeldLock | undefined> {
+  acquire(request: LockRequest): Promise<HeldLock | undefined> {
+    try {
+      checkLockRequest(request, "MemoryLockManager");
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    const { key, waitMs, minHoldMs = 0, signal } = request;
     const waiting = this.#held.get(key);
     if (waiting === undefined) {
       this.#held.set(key, []);
@@ -48,10 +56,12 @@ export class MemoryLockManager extends LockManager {
     });
   }
 
-  // A timer may fire a little early on the monotonic clock: it is checked again.
+  // A timer may fire a little early on the monotonic clock: it is checked again. The clock's
+  // timer does not keep the process alive: nothing waits on a hold but those waiting for the key,
+  // whose own timers do.
   #handOverAt(key: string, until: number): void {
     const left = until - performance.now();
-    if (left > 0) setTimeout(() => this.#handOverAt(key, until), Math.ceil(left));
+    if (left > 0) systemClock.after(Math.ceil(left), () => this.#handOverAt(key, until));
     else this.#handOver(key);
   }
 
