@@ -7,7 +7,8 @@
  *
  * @module
  */
-import { declareKeys, type KeyDeclaration, MAX_TIMER } from "./thaw_keys.ts";
+import { MAX_DURATION_MS } from "./duration.ts";
+import { declareKeys, type KeyDeclaration } from "./thaw_keys.ts";
 
 /** The actuator's keys. */
 export const MANAGEMENT_KEYS = {
@@ -37,7 +38,7 @@ export const MANAGEMENT_KEYS = {
   "management.health.timeout": {
     type: "integer",
     min: 1,
-    max: MAX_TIMER,
+    max: MAX_DURATION_MS,
     default: 5000,
   },
   "management.health.diskspace.enabled": {

@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { MAX_DURATION_MS } from "./duration.ts";
 
 /** What a key holds: a closed set, each with its own reading and error message. */
 export type KeyType =
@@ -72,9 +73,6 @@ export const SHARED_SECTIONS: readonly string[] = ["app", "security"];
  * keys are refused when unknown): listed so that a near miss (`datasorce:`) is warned about.
  */
 export const RUNNER_SECTIONS: readonly string[] = ["datasource", "search", "opensearch"];
-
-/** The longest timer, in ms: a signed 32-bit count; beyond it a timer fires at once. */
-export const MAX_TIMER: number = 2 ** 31 - 1;
 
 /**
  * Keys Thaw read once and reads no more, with what to write instead: refused with that, rather
@@ -151,7 +149,7 @@ export const THAW_KEYS = {
   },
   "server.request-timeout": {
     type: "integer",
-    max: MAX_TIMER,
+    max: MAX_DURATION_MS,
     default: 0,
   },
   // Bun's own bound by default, which Bun keeps whatever the key says. At most Node's

@@ -1,9 +1,7 @@
 // The time limits of the container's hooks: `@PreDestroy`'s, and what a limit may be.
 import { messageOf } from "./message_of.ts";
 import { shownValue } from "../shown_value.ts";
-
-// The longest delay setTimeout takes (a signed 32-bit count): runtimes fire a longer one at once.
-const MAX_TIMEOUT_MS = 2_147_483_647;
+import { MAX_DURATION_MS } from "../config/duration.ts";
 
 /**
  * Runs a hook, bounded by `timeoutMs`; resolves to its failure, if any. A hook still running then
@@ -33,10 +31,10 @@ export async function within(
 
 /** Whether `ms` is a time limit setTimeout keeps. */
 export function isTimeout(ms: unknown): ms is number {
-  return typeof ms === "number" && Number.isFinite(ms) && ms >= 0 && ms <= MAX_TIMEOUT_MS;
+  return typeof ms === "number" && Number.isFinite(ms) && ms >= 0 && ms <= MAX_DURATION_MS;
 }
 
 /** What a time limit must be, and what `ms` was, for a message. */
 export function timeoutRule(ms: unknown): string {
-  return `must be a number of milliseconds from 0 to ${MAX_TIMEOUT_MS}, got ${shownValue(ms)}`;
+  return `must be a number of milliseconds from 0 to ${MAX_DURATION_MS}, got ${shownValue(ms)}`;
 }
