@@ -3,7 +3,7 @@
 // and PUBLISHes on another. Redis delivers to every subscribed connection, the publisher's own
 // included, in the order it took the PUBLISHes; a message sent while a replica is disconnected
 // is lost for it (pub/sub keeps nothing), as a live feed allows.
-import { REDIS_RECONNECT } from "../runtime/redis_reconnect.ts";
+import { REDIS_LIVENESS, REDIS_RECONNECT } from "../runtime/redis_reconnect.ts";
 import { Buffer } from "node:buffer";
 import { maskUrl } from "../config/secrets_mask.ts";
 import { importOptional } from "../runtime/optional_module.ts";
@@ -66,7 +66,8 @@ export class RedisTransport implements BroadcastTransport {
       // A publish while Redis is down fails at once rather than waiting in a queue.
       disableOfflineQueue: true,
       maintNotifications: "disabled",
-      socket: { reconnectStrategy },
+      pingInterval: REDIS_LIVENESS.pingInterval,
+      socket: { reconnectStrategy, socketTimeout: REDIS_LIVENESS.socketTimeout },
     });
     const subscriber = publisher.duplicate();
     this.#publisher = publisher;

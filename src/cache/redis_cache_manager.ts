@@ -1,5 +1,5 @@
 import { Buffer } from "node:buffer";
-import { REDIS_RECONNECT } from "../runtime/redis_reconnect.ts";
+import { REDIS_LIVENESS, REDIS_RECONNECT } from "../runtime/redis_reconnect.ts";
 import { maskUrl } from "../config/secrets_mask.ts";
 import { HEALTH_CONTRIBUTION, type HealthContribution } from "../actuator/health_contribution.ts";
 import { PostConstruct, PreDestroy } from "../context/lifecycle.ts";
@@ -56,9 +56,6 @@ const DEFAULT_PREFIX = "thaw:cache:";
 const DEFAULT_TIMEOUT_MS = 1000;
 /** How many keys one `SCAN` of `clear()` asks for, and so at most how many one `UNLINK` removes. */
 const SCAN_COUNT = 500;
-/** A connection with no traffic at all for this long is dropped: pings keep a sound one busy. */
-const PING_INTERVAL_MS = 5000;
-const SILENT_SOCKET_MS = 15_000;
 /** RESP's blob string: asked for as bytes, to read values strictly and keys exactly. */
 const BYTES = { typeMapping: { [36]: Buffer } } as const;
 const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true });
@@ -401,10 +398,10 @@ export class RedisCacheManager extends CacheManager {
       RESP: 2,
       // Rejects each command at once while disconnected, rather than queueing it.
       disableOfflineQueue: true,
-      pingInterval: PING_INTERVAL_MS,
+      pingInterval: REDIS_LIVENESS.pingInterval,
       maintNotifications: "disabled",
       socket: {
-        socketTimeout: SILENT_SOCKET_MS,
+        socketTimeout: REDIS_LIVENESS.socketTimeout,
         reconnectStrategy: (retries: number) => REDIS_RECONNECT.delayOf(retries + 1),
       },
     });

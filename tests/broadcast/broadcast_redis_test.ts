@@ -12,6 +12,8 @@ import { bootstrap } from "../../mod.ts";
 import { sseClient, untilHolds } from "./feed_clients.ts";
 import { Live, type Replica, startReplica } from "./live_app.ts";
 import { publishInTurns } from "./replicas_in_turns.ts";
+import { tcpProxy } from "../sql/tcp_proxy.ts";
+import { until } from "../runtime/raw_client.ts";
 
 const CHANNEL = "thaw:broadcast:test";
 
@@ -22,6 +24,18 @@ describe(`broadcast through Redis pub/sub on ${RUNTIME}`, () => {
     redis = await RedisServer.start();
   });
   after(() => redis.kill());
+
+  // One line per connection of the server, as CLIENT LIST writes it.
+  async function clientList(): Promise<string[]> {
+    const client = createClient({ url: redis.url, RESP: 2 });
+    client.on("error", () => {});
+    await client.connect();
+    try {
+      return String(await client.sendCommand(["CLIENT", "LIST"])).split("\n");
+    } finally {
+      client.destroy();
+    }
+  }
 
   // How many connections of the replicas are subscribed to the Redis channel.
   async function subscribed(): Promise<number> {
@@ -133,6 +147,53 @@ describe(`broadcast through Redis pub/sub on ${RUNTIME}`, () => {
       stream.leave();
     } finally {
       await replica.server.close();
+    }
+  });
+
+  it("fails a publish to a Redis that stops answering, and subscribes again once it answers", async () => {
+    const channel = `${CHANNEL}:silent`;
+    // A Redis that keeps its connections and answers nothing: a frozen server, or a network that
+    // drops every packet, where no connection is ever cut to tell the client.
+    const proxy = await tcpProxy("127.0.0.1", redis.port);
+    await proxy.up();
+    const replica = await startReplica({
+      thaw: {
+        broadcast: {
+          transport: "redis",
+          redis: { url: `redis://127.0.0.1:${proxy.port}`, channel },
+        },
+      },
+      server: { sse: { heartbeat: "100ms" } },
+    });
+    try {
+      const stream = await sseClient(`${replica.base}/rooms/s/feed`);
+      await untilHolds(() => replica.broadcaster.subscribers("room:s") === 1, "a stream");
+      await replica.broadcaster.publish("room:s", 0);
+      assert.deepEqual(await stream.received(1), ["0"]);
+      // The subscribed connection pings too, which a sound Redis answers as any other.
+      await until(
+        async () => (await clientList()).some((c) => /sub=1 .*cmd=ping/.test(c)),
+        "a ping on the subscribed connection",
+      );
+      assert.deepEqual(replica.lines().filter((line) => line.includes("unavailable")), []);
+      proxy.hold();
+      await assert.rejects(replica.broadcaster.publish("room:s", "lost"), /could not publish/);
+      await untilHolds(
+        () => replica.lines().some((line) => line.includes("is unavailable, reconnecting")),
+        "the silent connection logged",
+      );
+      proxy.release();
+      let n = 0;
+      await untilHolds(() => {
+        void replica.broadcaster.publish("room:s", ++n).catch(() => {});
+        return stream.data.length > 1;
+      }, "a message through the subscription made again");
+      assert.equal(stream.data[0], "0");
+      assert.ok(Number(stream.data[1]) >= 1);
+      stream.leave();
+    } finally {
+      await replica.server.close();
+      await proxy.down();
     }
   });
 
