@@ -104,10 +104,24 @@ export class RedisTransport implements BroadcastTransport {
   async publish(_channel: string, text: string): Promise<void> {
     const publisher = this.#publisher;
     if (publisher === undefined) throw new Error(`Broadcaster: ${this.name} is not connected`);
+    // A written command waits for its answer alone: each publish to a Redis that answers nothing
+    // counts as traffic, so that a connection published on steadily is never cut for silence.
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const { socketTimeout } = REDIS_LIVENESS;
     try {
-      await publisher.sendCommand(["PUBLISH", this.#settings.channel, Buffer.from(text)]);
+      await Promise.race([
+        publisher.sendCommand(["PUBLISH", this.#settings.channel, Buffer.from(text)]),
+        new Promise((_, reject) => {
+          timer = setTimeout(
+            () => reject(new Error(`no answer within ${socketTimeout} ms`)),
+            socketTimeout,
+          );
+        }),
+      ]);
     } catch (error) {
       throw transportFailure("publish on", this.name, error);
+    } finally {
+      clearTimeout(timer);
     }
   }
 

@@ -177,7 +177,20 @@ describe(`broadcast through Redis pub/sub on ${RUNTIME}`, () => {
       );
       assert.deepEqual(replica.lines().filter((line) => line.includes("unavailable")), []);
       proxy.hold();
-      await assert.rejects(replica.broadcaster.publish("room:s", "lost"), /could not publish/);
+      // Published on steadily meanwhile: every write counts as traffic on the connection, so that
+      // it never goes quiet enough to be cut; the publish must fail of itself.
+      const steady = setInterval(
+        () => void replica.broadcaster.publish("room:s", "steady").catch(() => {}),
+        1000,
+      );
+      try {
+        await assert.rejects(
+          replica.broadcaster.publish("room:s", "lost"),
+          /could not publish.*no answer within 15000 ms/s,
+        );
+      } finally {
+        clearInterval(steady);
+      }
       await untilHolds(
         () => replica.lines().some((line) => line.includes("is unavailable, reconnecting")),
         "the silent connection logged",
