@@ -28,18 +28,26 @@ export function printable(text: string): string {
  * A value as an error message quotes it: its JSON, made {@linkcode printable}; a number as
  * JavaScript writes it (`NaN`, `Infinity`, which JSON writes `null`), a `BigInt` as `5n`; its type
  * when JSON writes nothing of it (a function) or cannot write it (a cycle, a `BigInt` inside).
- * Past 200 characters, the first ones and the length: `"xxx... (100002 characters)`.
+ * Past 200 characters, the first ones and the length (a text's own, else its JSON's):
+ * `"xxx... (100000 characters)`.
  */
 export function shownValue(value: unknown): string {
   if (typeof value === "number") return `${value}`;
   if (typeof value === "bigint") return `${value}n`;
+  // A long text is cut before it is escaped, which would cost its whole length to show its start.
+  const text = typeof value === "string";
   let shown: string;
   try {
-    shown = printable(JSON.stringify(value) ?? typeof value);
+    shown = printable(
+      JSON.stringify(text ? value.slice(0, SHOWN_LENGTH) : value) ?? typeof value,
+    );
   } catch {
     return typeof value;
   }
-  return shown.length <= SHOWN_LENGTH ? shown : `${head(shown)}... (${shown.length} characters)`;
+  const length = text ? value.length : shown.length;
+  return shown.length <= SHOWN_LENGTH && length <= SHOWN_LENGTH
+    ? shown
+    : `${head(shown)}... (${length} characters)`;
 }
 
 // The first pieces of `shown` that fit in SHOWN_LENGTH, none cut in two.

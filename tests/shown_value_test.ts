@@ -35,11 +35,20 @@ describe("shownValue", () => {
 
   it("shows the first 200 characters of a longer value, and how long it was", () => {
     const shown = shownValue("x".repeat(100_000));
-    assert.equal(shown, `"${"x".repeat(199)}... (100002 characters)`);
+    assert.equal(shown, `"${"x".repeat(199)}... (100000 characters)`);
+    assert.equal(
+      shownValue({ a: "x".repeat(300) }),
+      `{"a":"${"x".repeat(194)}... (308 characters)`,
+    );
     assert.equal(shownValue("y".repeat(198)), `"${"y".repeat(198)}"`);
     // Cut after the escaping, never inside a \uXXXX, nor between the halves of a pair.
-    assert.equal(shownValue("\n".repeat(100)), `"${"\\n".repeat(99)}... (202 characters)`);
-    assert.equal(shownValue("\u0000".repeat(40)), `"${"\\u0000".repeat(33)}... (242 characters)`);
+    assert.equal(shownValue("\n".repeat(100)), `"${"\\n".repeat(99)}... (100 characters)`);
+    assert.equal(shownValue("\u0000".repeat(40)), `"${"\\u0000".repeat(33)}... (40 characters)`);
+    // A text of millions of characters each escaped to six costs no more than its first ones.
+    assert.match(
+      shownValue("\u202e".repeat(3_000_000)),
+      /^"(\\u202e){33}\.\.\. \(3000000 characters\)$/,
+    );
     const pairs = shownValue("\u{1F600}".repeat(150));
     assert.doesNotMatch(pairs, /\p{Surrogate}/u);
   });

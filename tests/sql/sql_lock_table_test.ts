@@ -67,7 +67,7 @@ describe("SqlLockTable", () => {
           table: "shedlock",
           lockedBy: "x".repeat(242),
         }),
-      /Test: lockedBy "x{199}\.\.\. \(244 characters\) is 242 characters long/,
+      /Test: lockedBy "x{199}\.\.\. \(242 characters\) is 242 characters long/,
     );
   });
 
