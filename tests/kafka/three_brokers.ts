@@ -14,15 +14,21 @@ export const KAFKA_CLUSTER: readonly string[] = [
 
 const script = fileURLToPath(new URL("../../tools/kafka.sh", import.meta.url));
 
+// The script's own waits are bounded (30 s for a kill, 300 s for a start): past these, it is ended,
+// so that a script stuck elsewhere (its lock) fails the test rather than outliving it.
+const KILL_MS = 60_000;
+const RESTART_MS = 360_000;
+
 /** Kills the broker on `port` with SIGKILL: a crash, not a shutdown. */
 export async function killBroker(port: number): Promise<void> {
-  await promisify(execFile)("bash", [script, "kill-node", String(port)]);
+  await promisify(execFile)("bash", [script, "kill-node", String(port)], { timeout: KILL_MS });
 }
 
 /** Starts the broker on `port` again on its data, and waits until it answers. */
 export async function restartBroker(port: number): Promise<void> {
   await promisify(execFile)("bash", [script, "restart-node", String(port)], {
     maxBuffer: 1 << 20,
+    timeout: RESTART_MS,
   });
 }
 

@@ -46,6 +46,7 @@ describe("@KafkaListener on three brokers", () => {
     let stuck = 0;
     let stop = false;
     let killed = false;
+    let failedRestart: Error | undefined;
     // One send at a time, each awaited: a failed one is not acknowledged and is sent again.
     const producing = (async () => {
       for (let n = 0; !stop;) {
@@ -100,8 +101,11 @@ describe("@KafkaListener on three brokers", () => {
       );
     } finally {
       stop = true;
-      // The broker first: whatever below waits on it, the next test finds the cluster whole.
-      if (killed) await step("restarting the broker", 360_000, restartBroker(VICTIM));
+      // The broker first: whatever below waits on it, the next test finds the cluster whole. A
+      // restart that fails still lets the clients close, and fails the test after them.
+      const restarted = killed
+        ? restartBroker(VICTIM).then(() => undefined, (error: Error) => error)
+        : undefined;
       await producing;
       await listeners.close(10_000);
       // A producer with a send hung closes once its broker is back, if ever: not awaited past a
@@ -110,6 +114,11 @@ describe("@KafkaListener on three brokers", () => {
         Promise.all([sender, ...replaced].map((r) => r.close().catch(() => {}))),
         new Promise((resolve) => setTimeout(resolve, STUCK_MS).unref?.()),
       ]);
+      failedRestart = await restarted;
+      if (failedRestart !== undefined) {
+        console.error("restarting the broker failed:", failedRestart);
+      }
     }
+    if (failedRestart !== undefined) throw failedRestart;
   });
 });
