@@ -130,6 +130,16 @@ export class PartitionFetcher {
       if (leader === undefined || leader < 0) continue;
       byLeader.set(leader, [...byLeader.get(leader) ?? [], lane]);
     }
+    // Metadata from the client's cache comes at once: a pass with nothing to fetch, tried again at
+    // once, would never let a timer or an answer in. It fails, and the next waits.
+    if (byLeader.size === 0) {
+      throw new Error(
+        `no leader known for ${
+          [...partitionsByTopic(lanes)].map(([t, ps]) => `${t} partitions ${ps.join(", ")}`)
+            .join("; ")
+        } (an election under way, or the brokers that lead them gone)`,
+      );
+    }
     await Promise.all(
       [...byLeader].map(([node, led]) => this.#fetchFrom(generation, metadata, node, led)),
     );

@@ -5,10 +5,14 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import fc from "fast-check";
+import type { Consumer } from "@platformatic/kafka";
 import {
   type FetchedBatches,
   fetchedRecords,
+  PartitionFetcher,
 } from "../../../src/kafka/listener/partition_fetcher.ts";
+import { Generation } from "../../../src/kafka/listener/generation.ts";
+import { PartitionLane } from "../../../src/kafka/listener/partition_lane.ts";
 import { propertyOptions } from "../../property.ts";
 
 const IS_CONTROL = 1 << 5;
@@ -87,5 +91,60 @@ describe("fetchedRecords", () => {
       }),
       propertyOptions(),
     );
+  });
+});
+
+describe("PartitionFetcher.run", () => {
+  it("waits when no partition it fetches has a leader, rather than asking again at once", async () => {
+    // A consumer whose metadata comes from its cache, at once, while the partition's leader is
+    // being elected (-1): a loop that asked again at once would never let a timer run.
+    const generation = new Generation(1);
+    let asked = 0;
+    let cleared = 0;
+    let spun = false;
+    const consumer = {
+      metadata: () => {
+        if (++asked > 10_000) {
+          spun = true;
+          generation.end();
+        }
+        return Promise.resolve({
+          topics: new Map([["orders", { id: "t1", partitions: [{ leader: -1 }] }]]),
+        });
+      },
+      listCommittedOffsets: () => Promise.resolve(new Map([["orders", [0n]]])),
+      clearMetadata: () => void cleared++,
+      fetch: () => Promise.reject(new Error("no fetch without a leader")),
+    };
+    const lane = new PartitionLane(
+      "orders",
+      0,
+      () => Promise.resolve("done"),
+      1,
+      () => {},
+      () => {},
+      0,
+    );
+    generation.lanes.set("orders:0", lane);
+    const lines: string[] = [];
+    const fetcher = new PartitionFetcher(
+      {
+        groupId: "g",
+        topics: ["orders"],
+        autoOffsetReset: "earliest",
+        where: "Sink.onRecord",
+        logger: { error: (line: string) => void lines.push(line) },
+      },
+      () => consumer as unknown as Consumer,
+      undefined as never,
+    );
+    const running = fetcher.run(generation, () => false);
+    // A timer runs while the loop waits: then the generation ends, and the loop with it.
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    generation.end();
+    await running;
+    assert.equal(spun, false, `asked for metadata ${asked} times before a timer ran`);
+    // The cache that said so is dropped, so that the next pass asks the brokers.
+    assert.ok(cleared >= 1);
   });
 });
