@@ -2,7 +2,8 @@ import { configValue } from "../config/application_config.ts";
 import { shownValue } from "../shown_value.ts";
 import type { ConfigValues } from "../config/config_values.ts";
 import { ConfigError } from "../config/config_error.ts";
-import { durationKey, MAX_DURATION_MS } from "../config/duration.ts";
+import { durationKey } from "../config/duration.ts";
+import { MAX_DURATION_MS } from "../runtime/timer_limit.ts";
 import { isMapping } from "../object_guards.ts";
 import { definedFields } from "../defined_fields.ts";
 

@@ -2,9 +2,7 @@
 // so that each takes the same forms and a wrong one is told the same words.
 import { ConfigError } from "./config_error.ts";
 import { shownValue } from "../shown_value.ts";
-
-/** The longest duration Thaw takes: about 24.8 days, what one timer can wait. */
-export const MAX_DURATION_MS: number = 2_147_483_647;
+import { MAX_DURATION_MS } from "../runtime/timer_limit.ts";
 
 const UNITS: Readonly<Record<string, number>> = {
   ms: 1,

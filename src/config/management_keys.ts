@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { MAX_DURATION_MS } from "./duration.ts";
+import { MAX_DURATION_MS } from "../runtime/timer_limit.ts";
 import { declareKeys, type KeyDeclaration } from "./thaw_keys.ts";
 
 /** The actuator's keys. */

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { MAX_DURATION_MS } from "./duration.ts";
+import { MAX_DURATION_MS } from "../runtime/timer_limit.ts";
 
 /** What a key holds: a closed set, each with its own reading and error message. */
 export type KeyType =

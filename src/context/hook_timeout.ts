@@ -1,7 +1,7 @@
 // The time limits of the container's hooks: `@PreDestroy`'s, and what a limit may be.
 import { messageOf } from "./message_of.ts";
 import { shownValue } from "../shown_value.ts";
-import { MAX_DURATION_MS } from "../config/duration.ts";
+import { MAX_DURATION_MS } from "../runtime/timer_limit.ts";
 
 /**
  * Runs a hook, bounded by `timeoutMs`; resolves to its failure, if any. A hook still running then

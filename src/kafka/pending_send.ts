@@ -1,6 +1,6 @@
 // A send of the producer from its call until its caller is answered: answered once, by its bound
 // at the latest, with the failure of its last try kept for the answer its bound gives.
-import { MAX_DURATION_MS } from "../config/duration.ts";
+import { MAX_DURATION_MS } from "../runtime/timer_limit.ts";
 import { Deferred } from "../runtime/deferred.ts";
 import type { OutgoingRecord, RecordMetadata } from "./outgoing_record.ts";
 

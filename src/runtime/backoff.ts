@@ -1,7 +1,8 @@
 // How long to wait before trying again, after failures in a row: the one formula every retry,
 // restart, reconnect and relay in Thaw waits by (Spring Framework 7's `ExponentialBackOff`, its
 // names and its jitter). Pure: the randomness is given.
-import { durationOption, MAX_DURATION_MS } from "../config/duration.ts";
+import { durationOption } from "../config/duration.ts";
+import { MAX_DURATION_MS } from "./timer_limit.ts";
 import { shownValue } from "../shown_value.ts";
 
 /** How waits grow: Spring Framework 7's names, in milliseconds. */

@@ -5,7 +5,7 @@ import { awaitedForm } from "../context/awaited_form.ts";
 import type { Class } from "../context/class.ts";
 import { entryOf } from "../context/class_record.ts";
 import { configValue } from "../config/application_config.ts";
-import { MAX_DURATION_MS } from "../config/duration.ts";
+import { MAX_DURATION_MS } from "../runtime/timer_limit.ts";
 import { type Clock, systemClock, type Timer, type TimerOptions } from "../runtime/clock.ts";
 import {
   type ScheduledMethod,

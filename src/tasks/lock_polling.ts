@@ -3,7 +3,7 @@
 // taken, the wait runs out, or the signal aborts. The pauses are the clock's, so that a test's
 // clock can drive them; each is cut to what is left of the wait, and the last try is at its end.
 import type { Clock } from "../runtime/clock.ts";
-import { MAX_DURATION_MS } from "../config/duration.ts";
+import { MAX_DURATION_MS } from "../runtime/timer_limit.ts";
 import type { HeldLock, LockRequest } from "./lock_manager.ts";
 import { shownKey } from "./shown_key.ts";
 import { shownValue } from "../shown_value.ts";

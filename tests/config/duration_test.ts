@@ -6,9 +6,9 @@ import {
   DURATION_FORMS,
   durationKey,
   durationOption,
-  MAX_DURATION_MS,
   parseDuration,
 } from "../../src/config/duration.ts";
+import { MAX_DURATION_MS } from "../../src/runtime/timer_limit.ts";
 import { ConfigError } from "../../src/config/config_error.ts";
 import { propertyOptions } from "../property.ts";
 

@@ -3,7 +3,8 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { Backoff, readBackoff } from "../../src/runtime/backoff.ts";
-import { DURATION_FORMS, MAX_DURATION_MS } from "../../src/config/duration.ts";
+import { DURATION_FORMS } from "../../src/config/duration.ts";
+import { MAX_DURATION_MS } from "../../src/runtime/timer_limit.ts";
 import { propertyOptions } from "../property.ts";
 
 interface Written {
