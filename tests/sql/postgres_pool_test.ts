@@ -10,6 +10,7 @@ import { until } from "../runtime/raw_client.ts";
 import { openPool } from "../../src/sql/open_pool.ts";
 import { type TcpProxy, tcpProxy } from "./tcp_proxy.ts";
 import type { PoolSettings } from "../../src/sql/pool_settings.ts";
+import type { DataPool } from "../../src/sql/data_pool.ts";
 import { PREPARED_PER_CONNECTION } from "../../src/sql/prepared_statements.ts";
 
 // pg's warnings, from the file's start: pg warns once a process (a DeprecationWarning on stderr)
@@ -131,7 +132,7 @@ describe("postgres_pool", () => {
   // A pool on a fresh database through a proxy that can stop answering; both closed after `body`.
   async function throughProxy(
     settings: PoolSettings,
-    body: (sql: SqlClient, proxy: TcpProxy) => Promise<void>,
+    body: (sql: SqlClient, proxy: TcpProxy, pool: DataPool) => Promise<void>,
   ): Promise<void> {
     const { datasource } = await open("postgres");
     const url = new URL(datasource.location);
@@ -140,7 +141,7 @@ describe("postgres_pool", () => {
     url.port = String(proxy.port);
     const pool = await openPool({ ...datasource, location: url.href }, settings);
     try {
-      await body(new SqlClient(pool), proxy);
+      await body(new SqlClient(pool), proxy, pool);
     } finally {
       // The proxy first: it cuts what a call may still wait on, so the pool can close.
       proxy.release();
@@ -150,9 +151,11 @@ describe("postgres_pool", () => {
   }
 
   // `size` connections opened, then idle past the 500 ms after which one is checked: time
-  // passing is the condition under test, not an event.
-  async function idlePastCheck(sql: SqlClient, size: number): Promise<void> {
+  // passing is the condition under test, not an event. The statements may end before every
+  // connection opened for them did (one served by another's return): idle from when all are.
+  async function idlePastCheck(sql: SqlClient, pool: DataPool, size: number): Promise<void> {
     await Promise.all(Array.from({ length: size }, () => sql.query`SELECT 1 AS one`));
+    await until(() => Promise.resolve(pool.idleCount() === size), "every connection idle");
     const idleFrom = performance.now();
     await new Promise((resolve) => setTimeout(resolve, 600));
     assert.ok(performance.now() - idleFrom > 500);
@@ -166,8 +169,8 @@ describe("postgres_pool", () => {
       acquireTimeoutMs: 3_000,
       statementTimeoutMs: 600_000,
     };
-    await throughProxy(settings, async (sql, proxy) => {
-      await idlePastCheck(sql, maxSize);
+    await throughProxy(settings, async (sql, proxy, pool) => {
+      await idlePastCheck(sql, pool, maxSize);
       // A database that stops answering: each idle connection's check waits its whole bound.
       proxy.hold();
       const error = await rejection(sql.query`SELECT 2 AS two`);
@@ -184,8 +187,8 @@ describe("postgres_pool", () => {
       // Far beyond the give-up: a call that waits on a dead connection's answer fails the test.
       statementTimeoutMs: 600_000,
     };
-    await throughProxy(settings, async (sql, proxy) => {
-      await idlePastCheck(sql, 2);
+    await throughProxy(settings, async (sql, proxy, pool) => {
+      await idlePastCheck(sql, pool, 2);
       // Both connections dead without a word, as a firewall that dropped them leaves them.
       proxy.sever();
       let timer: ReturnType<typeof setTimeout> | undefined;
