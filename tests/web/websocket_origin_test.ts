@@ -5,7 +5,11 @@ import fc from "fast-check";
 import { hostUrl, originAllowed, serializedOrigin } from "../../src/web/websocket_origin.ts";
 import { propertyOptions } from "../property.ts";
 
-const label = fc.stringMatching(/^[a-z][a-z0-9-]{0,10}[a-z0-9]$/);
+// IDNA reserves a label with "--" in its third and fourth places (`xn--`: punycode); a URL
+// parser refuses one that is no valid punycode, so no page has such a host.
+const label = fc.stringMatching(/^[a-z][a-z0-9-]{0,10}[a-z0-9]$/).filter((l) =>
+  l.slice(2, 4) !== "--"
+);
 const host = fc.tuple(label, fc.constantFrom("com", "example", "test")).map(([l, t]) =>
   `${l}.${t}`
 );
@@ -76,12 +80,14 @@ describe("originAllowed", () => {
   it("refuses a page of another host unless the list names its origin exactly, or is *", () => {
     fc.assert(
       fc.property(scheme, authority, authority, (s, page, served) => {
-        fc.pre(page !== served);
-        const origin = `${s}://${page}`;
+        // Another host: `aa.com:443` and `aa.com` are one (a page's default port left out).
+        fc.pre(page.split(":")[0] !== served.split(":")[0]);
+        // As a browser sends it: without its scheme's default port.
+        const origin = new URL(`${s}://${page}`).origin;
         const request = `http://${served}/ws`;
         const other = s === "http" ? "https" : "http";
         return !originAllowed(origin, request, []) &&
-          originAllowed(origin, request, [new URL(origin).origin]) &&
+          originAllowed(origin, request, [origin]) &&
           !originAllowed(origin, request, [`${other}://${page}`]) &&
           originAllowed(origin, request, ["*"]);
       }),
