@@ -147,7 +147,8 @@ export function datasourceEntries(): (
 export async function waitsAcquireTimeout(
   open: (settings: PoolSettings) => Promise<TestPool>,
 ): Promise<void> {
-  const { pool } = await open({ maxSize: 1, connectTimeoutMs: 100, acquireTimeoutMs: 60_000 });
+  // A connect bound a loaded machine still meets (CI saw a local connect pass 100 ms).
+  const { pool } = await open({ maxSize: 1, connectTimeoutMs: 1_000, acquireTimeoutMs: 60_000 });
   const held = await pool.acquire();
   let outcome = "waiting";
   const waiting = pool.acquire().then(
@@ -163,7 +164,7 @@ export async function waitsAcquireTimeout(
   waiting.catch(() => {});
   // The connect timeout passing, several times over, is the condition under test: the waiter
   // connects nothing, so that bound is not its own.
-  await new Promise((resolve) => setTimeout(resolve, 1_000));
+  await new Promise((resolve) => setTimeout(resolve, 3_000));
   assert.equal(outcome, "waiting");
   held.release();
   const served = await waiting;
