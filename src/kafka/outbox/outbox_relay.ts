@@ -19,6 +19,11 @@ const LOCK_KEY = "thaw-outbox-relay";
 // "doubt": a send given up on may still be written: nothing goes until it settled.
 type PassOutcome = "idle" | "more" | "busy" | "blocked" | "failed" | "doubt";
 
+// Resolves once a timer ran: the event loop turned since it was called.
+function loopTurn(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}
+
 /** Sends an outbox's committed rows through its sender, one replica's relay at a time. */
 export class OutboxRelay {
   readonly #store: OutboxStore;
@@ -116,6 +121,10 @@ export class OutboxRelay {
       const until = performance.now() + leaseMs / 2;
       let after: unknown = 0;
       while (!this.#pause.closing) {
+        // SQLite and a sender may both answer without I/O: a batch that did none waits for the
+        // loop to turn, so that the relay never holds requests and timers for its whole backlog.
+        // A batch that waited on I/O found the timer run already.
+        const turned = loopTurn();
         if (this.#inDoubt !== undefined) return "doubt";
         await this.#store.purgeIfDue();
         const rows = await this.#store.unsent(after);
@@ -131,6 +140,7 @@ export class OutboxRelay {
           if (sent > 0) sentAny = true;
         }
         if (performance.now() >= until) return blocked.size === 0 ? "more" : ended();
+        await turned;
       }
       return ended();
     } finally {
