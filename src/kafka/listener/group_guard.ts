@@ -20,11 +20,21 @@ interface CommitTopic {
   readonly partitions: readonly { readonly partitionIndex: number }[];
 }
 
+/** What a member is told of its consumer's JoinGroups. */
+export interface JoinHooks {
+  /** Resolves once a JoinGroup may go; rejects to fail it unsent. */
+  before(): Promise<void>;
+  /** A JoinGroup was asked for: held by `before`, then sent. */
+  started(): void;
+  /** It ended: `answered` by the group, or failed (unsent, refused, timed out). */
+  ended(answered: boolean): void;
+}
+
 /** Wraps `consumer`'s requests as said above. */
 export function guardGroup(
   client: KafkaClientModule,
   consumer: Consumer,
-  beforeJoin: () => Promise<void>,
+  join: JoinHooks,
 ): void {
   // A broker gone from the metadata (dead, fenced) while the client still names it as the
   // group's coordinator would throw a TypeError out of a timer: an error of the request instead.
@@ -53,7 +63,15 @@ export function guardGroup(
       const wrapped = name === "JoinGroup"
         ? (...args: unknown[]) => {
           const done = args[args.length - 1] as Callback;
-          beforeJoin().then(() => api(...args), (e: Error) => done(e));
+          join.started();
+          args[args.length - 1] = (error: Error | null, answer?: unknown) => {
+            join.ended(error === null);
+            done(error, answer);
+          };
+          join.before().then(() => api(...args), (e: Error) => {
+            join.ended(false);
+            done(e);
+          });
         }
         : (...args: unknown[]) => {
           // api(connection, groupId, generation, memberId, instanceId, topics, callback)

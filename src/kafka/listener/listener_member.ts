@@ -97,11 +97,16 @@ export class ListenerMember {
       autocreateTopics: true,
     });
     const current = () => consumer === this.#consumer;
-    guardGroup(client, consumer, () =>
-      current()
-        ? this.#beforeJoin()
-        // A consumer replaced (renewal) must not join again: it would hold partitions nobody runs.
-        : Promise.reject(new Error("this consumer was replaced")));
+    guardGroup(client, consumer, {
+      before: () =>
+        current()
+          ? this.#beforeJoin()
+          // A consumer replaced (renewal) must not join again: it would hold partitions nobody
+          // runs.
+          : Promise.reject(new Error("this consumer was replaced")),
+      started: () => this.#watch.joinStarted(),
+      ended: (answered) => this.#watch.joinEnded(answered && current()),
+    });
     // A rejoin that failed for good is said as an `error` event, which with no listener would end
     // the process.
     consumer.on("error", (error: unknown) => {
@@ -134,12 +139,12 @@ export class ListenerMember {
     await this.#starting;
     // A close that came during the join must not leave a timer behind it. A member whose
     // heartbeats have failed for a session timeout, with no rebalance of its own under way, starts
-    // over with a new consumer, which looks the coordinator up again.
+    // over with a new consumer, which looks the coordinator up again; so does one that the
+    // client's failed rejoin left with no generation (it sends no heartbeat, and joins no more).
     if (this.#phase === "open") {
       this.#watch.start(
         this.#settings.heartbeatIntervalMs,
-        () =>
-          this.#phase !== "open" || this.#revoking !== undefined || this.#generation === undefined,
+        () => this.#phase !== "open" || this.#revoking !== undefined,
         () => this.#renew(),
       );
     }

@@ -9,6 +9,9 @@ export class SessionWatch {
   #lastBeat = Date.now();
   #timer: ReturnType<typeof setInterval> | undefined;
   #renewal: Promise<void> | undefined;
+  // JoinGroups asked for and not ended: the member waits on the group, up to its rebalance
+  // timeout, and no heartbeat goes meanwhile.
+  #joins = 0;
 
   constructor(sessionTimeoutMs: number) {
     this.#sessionTimeoutMs = sessionTimeoutMs;
@@ -24,14 +27,27 @@ export class SessionWatch {
     this.#lastBeat = Date.now();
   }
 
+  /** A JoinGroup was asked for (the member's, or the client's own rejoin). */
+  joinStarted(): void {
+    this.#joins++;
+  }
+
+  /** A JoinGroup ended: `answered` by the group (a sign of life), or failed. */
+  joinEnded(answered: boolean): void {
+    this.#joins--;
+    if (answered) this.beat();
+  }
+
   /**
-   * Looks every `intervalMs`: once no answer came for a session timeout, unless `busy` (a
-   * rebalance of the member's own under way, nothing held), runs `renew`, one at a time.
+   * Looks every `intervalMs`: once no answer came for a session timeout, with no join under way
+   * and unless `busy` (a rebalance of the member's own under way), runs `renew`, one at a time.
+   * A member left with no generation and no join (the client's rejoin failed, and it tries no
+   * more) is renewed too: nothing else would ever join it again.
    */
   start(intervalMs: number, busy: () => boolean, renew: () => Promise<void>): void {
     this.#timer ??= setInterval(() => {
       if (
-        this.#renewal !== undefined || busy() ||
+        this.#renewal !== undefined || this.#joins > 0 || busy() ||
         Date.now() - this.#lastBeat <= this.#sessionTimeoutMs
       ) return;
       this.#renewal = renew().finally(() => {

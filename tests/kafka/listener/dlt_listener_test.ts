@@ -58,7 +58,12 @@ describe("@KafkaListener on a dead-letter topic", () => {
         headers: [],
         partition: 0,
       }]);
-      await until(() => seen.length >= 2, "the marker at the DLT's listener");
+      await until(
+        () => seen.length >= 2,
+        "the marker at the DLT's listener",
+        undefined,
+        () => log.lines.join("\n"),
+      );
       assert.deepEqual(seen.map((s) => s.value instanceof Uint8Array ? "bytes" : s.value), [
         "bytes",
         "marker",

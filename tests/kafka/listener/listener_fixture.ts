@@ -104,15 +104,21 @@ export function testHost(
   };
 }
 
-/** Resolves once `condition()` holds, checking as things happen; gives up after `ms`. */
+/**
+ * Resolves once `condition()` holds, checking as things happen; gives up after `ms`, with what
+ * `context()` says then (a log) in its message.
+ */
 export async function until(
   condition: () => boolean,
   what: string,
   ms = 120_000,
+  context?: () => string,
 ): Promise<void> {
   const deadline = Date.now() + ms;
   while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`gave up waiting: ${what}`);
+    if (Date.now() > deadline) {
+      throw new Error(`gave up waiting: ${what}${context === undefined ? "" : `\n${context()}`}`);
+    }
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
 }
