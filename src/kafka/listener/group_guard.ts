@@ -26,8 +26,8 @@ export interface JoinHooks {
   before(): Promise<void>;
   /** A JoinGroup was asked for: held by `before`, then sent. */
   started(): void;
-  /** It ended: `answered` by the group, or failed (unsent, refused, timed out). */
-  ended(answered: boolean): void;
+  /** It ended: answered, refused, timed out, or failed unsent. */
+  ended(): void;
 }
 
 /** Wraps `consumer`'s requests as said above. */
@@ -63,15 +63,15 @@ export function guardGroup(
       const wrapped = name === "JoinGroup"
         ? (...args: unknown[]) => {
           const done = args[args.length - 1] as Callback;
-          join.started();
-          args[args.length - 1] = (error: Error | null, answer?: unknown) => {
-            join.ended(error === null);
+          const end: Callback = (error, answer) => {
+            join.ended();
             done(error, answer);
           };
-          join.before().then(() => api(...args), (e: Error) => {
-            join.ended(false);
-            done(e);
-          });
+          args[args.length - 1] = end;
+          join.started();
+          // A request that throws as it is sent ends the join too: a join counted for good
+          // would keep the member from ever being renewed.
+          join.before().then(() => api(...args)).catch((e: Error) => end(e));
         }
         : (...args: unknown[]) => {
           // api(connection, groupId, generation, memberId, instanceId, topics, callback)

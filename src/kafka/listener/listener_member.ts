@@ -98,14 +98,16 @@ export class ListenerMember {
     });
     const current = () => consumer === this.#consumer;
     guardGroup(client, consumer, {
+      // A join held while the records finish (up to the session timeout) is sent with the
+      // session timeout ahead of it.
       before: () =>
         current()
-          ? this.#beforeJoin()
+          ? this.#beforeJoin().then(() => this.#watch.beat())
           // A consumer replaced (renewal) must not join again: it would hold partitions nobody
           // runs.
           : Promise.reject(new Error("this consumer was replaced")),
       started: () => this.#watch.joinStarted(),
-      ended: (answered) => this.#watch.joinEnded(answered && current()),
+      ended: () => this.#watch.joinEnded(current()),
     });
     // A rejoin that failed for good is said as an `error` event, which with no listener would end
     // the process.

@@ -32,10 +32,14 @@ export class SessionWatch {
     this.#joins++;
   }
 
-  /** A JoinGroup ended: `answered` by the group (a sign of life), or failed. */
-  joinEnded(answered: boolean): void {
+  /**
+   * A JoinGroup ended, answered or not; `ours` when it was the member's current consumer's. The
+   * session timeout counts from then: a client that tries again (after a retryable error) has
+   * that long to, and one that gave up is renewed once it passed.
+   */
+  joinEnded(ours: boolean): void {
     this.#joins--;
-    if (answered) this.beat();
+    if (ours) this.beat();
   }
 
   /**

@@ -139,8 +139,9 @@ export class OutboxRelay {
           }
           if (sent > 0) sentAny = true;
         }
-        if (performance.now() >= until) return blocked.size === 0 ? "more" : ended();
+        // Before the lease's check: a turn that ran long counts against the lease too.
         await turned;
+        if (performance.now() >= until) return blocked.size === 0 ? "more" : ended();
       }
       return ended();
     } finally {

@@ -131,7 +131,9 @@ for (const kind of KINDS) {
       const atTimer = await new Promise<number>((resolve) =>
         setTimeout(() => resolve(sent.length))
       );
-      assert.ok(atTimer < total, `the relay sent all ${total} rows before a timer could run`);
+      // The batch under way when the timer was set, and at most the one after it (its own timer
+      // came later, so it runs after this one).
+      assert.ok(atTimer <= 2 * 10, `the relay sent ${atTimer} rows before a timer could run`);
       await waitFor("the backlog to empty", async () => await outbox.backlog() === 0);
       assert.equal(sent.length, total);
     });
