@@ -104,38 +104,42 @@ for (const kind of KINDS) {
       assert.deepEqual(sender.sent, ["unsent"]);
     });
 
-    it("lets timers and I/O run between batches, even with a sender that answers at once", async () => {
-      // SQLite answers without I/O, and so may a sender: a relay that never waits on a task
-      // would hold the event loop (no request served, no timer run) until its backlog is gone.
-      const sent: string[] = [];
-      const instant: RecordSender = {
-        send: (records) => {
-          for (const record of records) sent.push(new TextDecoder().decode(record.value));
-          return Promise.resolve(
-            records.map((r, i) => ({ topic: r.topic, partition: 0, offset: BigInt(i) })),
-          );
-        },
-      };
-      const sql = new SqlClient((await open(kind)).pool);
-      await createOutboxTable(sql);
-      const outbox = new Outbox(sql, instant, { batchSize: 10, logger: quiet });
-      closing.push(() => outbox.close(30_000));
-      const total = 400;
-      await writeInTransaction(
-        sql,
-        outbox,
-        Array.from({ length: total }, (_, i) => textRecord("t", `k${i % 7}`, `r${i}`)),
-      );
-      await outbox.start();
-      // A task queued now runs once the relay lets the loop turn: within a batch or two.
-      const atTimer = await new Promise<number>((resolve) =>
-        setTimeout(() => resolve(sent.length))
-      );
-      // The batch under way when the timer was set, and at most the one after it (its own timer
-      // came later, so it runs after this one).
-      assert.ok(atTimer <= 2 * 10, `the relay sent ${atTimer} rows before a timer could run`);
-      await waitFor("the backlog to empty", async () => await outbox.backlog() === 0);
-      assert.equal(sent.length, total);
-    });
+    // A short lease ends each pass after one batch ("more"): the next pass, at once, must not
+    // skip the turn either.
+    for (const leaseMs of [120_000, 1]) {
+      it(`lets timers and I/O run between batches, even with a sender that answers at once (lease ${leaseMs} ms)`, async () => {
+        // SQLite answers without I/O, and so may a sender: a relay that never waits on a task
+        // would hold the event loop (no request served, no timer run) until its backlog is gone.
+        const sent: string[] = [];
+        const instant: RecordSender = {
+          send: (records) => {
+            for (const record of records) sent.push(new TextDecoder().decode(record.value));
+            return Promise.resolve(
+              records.map((r, i) => ({ topic: r.topic, partition: 0, offset: BigInt(i) })),
+            );
+          },
+        };
+        const sql = new SqlClient((await open(kind)).pool);
+        await createOutboxTable(sql);
+        const outbox = new Outbox(sql, instant, { batchSize: 10, leaseMs, logger: quiet });
+        closing.push(() => outbox.close(30_000));
+        const total = 400;
+        await writeInTransaction(
+          sql,
+          outbox,
+          Array.from({ length: total }, (_, i) => textRecord("t", `k${i % 7}`, `r${i}`)),
+        );
+        await outbox.start();
+        // A task queued now runs once the relay lets the loop turn: within a batch or two.
+        const atTimer = await new Promise<number>((resolve) =>
+          setTimeout(() => resolve(sent.length))
+        );
+        // The batch under way when the timer was set, and at most the one after it (its own timer
+        // came later, so it runs after this one).
+        assert.ok(atTimer <= 2 * 10, `the relay sent ${atTimer} rows before a timer could run`);
+        await waitFor("the backlog to empty", async () => await outbox.backlog() === 0);
+        assert.equal(sent.length, total);
+      });
+    }
   });
 }
