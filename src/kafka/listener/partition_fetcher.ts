@@ -89,11 +89,18 @@ export class PartitionFetcher {
   async #position(generation: Generation): Promise<void> {
     const unknown = [...generation.lanes.values()].filter((lane) => lane.position === undefined);
     if (unknown.length === 0) return;
-    const committed = await this.#consumer().listCommittedOffsets({
-      topics: [...partitionsByTopic(unknown)].map(([topic, partitions]) => ({ topic, partitions })),
-    });
-    const missing: PartitionLane[] = [];
-    for (const lane of unknown) {
+    // A committed offset the log does not hold would be fetched, and refused, again and again.
+    const missing = unknown.filter((lane) => lane.resetting);
+    const lookUp = unknown.filter((lane) => !lane.resetting);
+    const committed = lookUp.length === 0
+      ? new Map()
+      : await this.#consumer().listCommittedOffsets({
+        topics: [...partitionsByTopic(lookUp)].map(([topic, partitions]) => ({
+          topic,
+          partitions,
+        })),
+      });
+    for (const lane of lookUp) {
       const offset = committed.get(lane.topic)?.[lane.partition];
       if (offset !== undefined && offset >= 0n) {
         lane.fetchFrom(offset);
@@ -105,7 +112,7 @@ export class PartitionFetcher {
     const reset = this.#settings.autoOffsetReset;
     if (reset === "none") {
       throw new Error(
-        `no committed offset for group "${this.#settings.groupId}" on ${
+        `no committed offset (or one the log does not hold) for group "${this.#settings.groupId}" on ${
           [...byTopic].map(([t, ps]) => `${t} partitions ${ps.join(", ")}`).join("; ")
         }, and kafka.consumer.auto-offset-reset is none`,
       );
@@ -181,13 +188,14 @@ export class PartitionFetcher {
         })),
       });
     } catch (error) {
-      // An offset the log no longer has (retention passed it): reset as configured.
+      // An offset the log does not have (retention passed it, or past its end): reset as
+      // configured.
       const partial = (error as { response?: FetchResponse }).response;
       for (const topic of partial?.responses ?? []) {
         for (const part of topic.partitions) {
           if (part.errorCode !== OFFSET_OUT_OF_RANGE) continue;
           generation.lanes.get(`${topicOf.get(topic.topicId)}:${part.partitionIndex}`)
-            ?.fetchFrom(undefined);
+            ?.outOfRange();
         }
       }
       throw error;

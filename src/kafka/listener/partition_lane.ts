@@ -45,6 +45,8 @@ export class PartitionLane {
   readonly topic: string;
   readonly partition: number;
   #position: bigint | undefined;
+  // The log no longer (or not yet) holds the position: the reset's offset, not the committed one.
+  #outOfRange = false;
   #done: bigint | undefined;
   #committed: bigint | undefined;
   #running: KafkaRecord | undefined;
@@ -110,6 +112,21 @@ export class PartitionLane {
   /** Fetches go on from `offset`; `undefined`: from the committed offset, looked up again. */
   fetchFrom(offset: bigint | undefined): void {
     this.#position = offset;
+    if (offset !== undefined) this.#outOfRange = false;
+  }
+
+  /**
+   * The partition's log does not hold the position (retention passed it, or a committed offset
+   * past its end): fetches go on from where `auto-offset-reset` says, as Java's consumer does.
+   */
+  outOfRange(): void {
+    this.#position = undefined;
+    this.#outOfRange = true;
+  }
+
+  /** Whether the next position is the reset's, the committed offset being out of range. */
+  get resetting(): boolean {
+    return this.#outOfRange;
   }
 
   /** The group holds `offset` as committed (an older one than the last known changes nothing). */
