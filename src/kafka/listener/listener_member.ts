@@ -330,6 +330,10 @@ export class ListenerMember {
   // The group gave this member `assignments`: lanes for them, their offsets, then the fetches.
   #assigned(id: number, assignments: readonly GroupAssignment[] | undefined): void {
     if (this.#phase !== "open") return;
+    // Two joins at once (the client's rejoins after a heartbeat and after a commit) share one
+    // JoinGroup, and the client says its generation once for each: a second generation of the
+    // same id would leave the first one's lanes running and never committed.
+    if (this.#generation?.id === id) return;
     const generation = new Generation(id);
     for (const { topic, partitions } of assignments ?? []) {
       for (const partition of partitions) {
