@@ -34,8 +34,10 @@ export class Generation {
     sleeper?.();
   }
 
-  /** Waits `ms`, or until the generation is woken. */
+  /** Waits `ms`, or until the generation is woken; an ended one does not wait. */
   pause(ms: number): Promise<void> {
+    // The fetch loop looks at `active` before an await: an end meanwhile must not cost a pause.
+    if (!this.#active) return Promise.resolve();
     return new Promise((resolve) => {
       const done = () => {
         clearTimeout(timer);

@@ -25,4 +25,16 @@ describe("Generation", () => {
     assert.equal(generation.active, false);
     assert.equal(generation.id, 8);
   });
+
+  it("does not pause once ended: a fetch loop that looked before the end goes on at once", async () => {
+    const generation = new Generation(9);
+    generation.end();
+    // Ends within the microtasks that follow, before any timer: none is set.
+    const first = await Promise.race([
+      generation.pause(60_000).then(() => "ended"),
+      new Promise((resolve) => setTimeout(() => resolve("waiting"), 0)),
+    ]);
+    generation.wake();
+    assert.equal(first, "ended");
+  });
 });
