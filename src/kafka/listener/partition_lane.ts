@@ -46,7 +46,7 @@ export class PartitionLane {
   readonly partition: number;
   #position: bigint | undefined;
   // The log no longer (or not yet) holds the position: the reset's offset, not the committed one.
-  #outOfRange = false;
+  #resetting = false;
   #done: bigint | undefined;
   #committed: bigint | undefined;
   #running: KafkaRecord | undefined;
@@ -109,10 +109,10 @@ export class PartitionLane {
     return this.#revoked;
   }
 
-  /** Fetches go on from `offset`; `undefined`: from the committed offset, looked up again. */
-  fetchFrom(offset: bigint | undefined): void {
+  /** Fetches go on from `offset`. */
+  fetchFrom(offset: bigint): void {
     this.#position = offset;
-    if (offset !== undefined) this.#outOfRange = false;
+    this.#resetting = false;
   }
 
   /**
@@ -121,12 +121,12 @@ export class PartitionLane {
    */
   outOfRange(): void {
     this.#position = undefined;
-    this.#outOfRange = true;
+    this.#resetting = true;
   }
 
   /** Whether the next position is the reset's, the committed offset being out of range. */
   get resetting(): boolean {
-    return this.#outOfRange;
+    return this.#resetting;
   }
 
   /** The group holds `offset` as committed (an older one than the last known changes nothing). */
