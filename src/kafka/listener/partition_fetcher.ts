@@ -51,11 +51,14 @@ export class PartitionFetcher {
 
   /**
    * Fetches for `generation` until it ends or `closing` says so; a failure waits (0.4 s doubling
-   * to 5 s) and tries again, said in the log at the first and every tenth in a row.
+   * to 5 s) and tries again, said in the log at the first and every tenth in a row, and at once
+   * when its cause is not the last one said (an offset the broker refused, then the reset that
+   * `none` refuses, is two things to fix).
    */
   async run(generation: Generation, closing: () => boolean): Promise<void> {
     const { logger, where, groupId } = this.#settings;
     let failures = 0;
+    let said = "";
     while (generation.active && !closing()) {
       try {
         await this.#position(generation);
@@ -69,11 +72,14 @@ export class PartitionFetcher {
         }
         await this.#fetch(generation, ready);
         failures = 0;
+        said = "";
       } catch (error) {
         if (!generation.active || closing()) break;
         failures += 1;
         this.#consumer().clearMetadata();
-        if (failures === 1 || failures % 10 === 0) {
+        const cause = error instanceof Error ? error.message : String(error);
+        if (failures === 1 || failures % 10 === 0 || cause !== said) {
+          said = cause;
           (logger.warn ?? logger.error).call(
             logger,
             `${where}: fetching for group "${groupId}" failed (${failures} in a row); trying again`,

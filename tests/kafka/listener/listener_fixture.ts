@@ -71,15 +71,22 @@ export async function sendJson(
 /** A logger keeping its lines. */
 export class KeptLog {
   readonly lines: string[] = [];
-  error = (message: string): void => {
-    this.lines.push(`error ${message}`);
+  /** What was logged beside each line (an error, mostly; `undefined` for nothing), by index. */
+  readonly details: unknown[] = [];
+  error = (message: string, ...details: unknown[]): void => {
+    this.#keep(`error ${message}`, details);
   };
-  warn = (message: string): void => {
-    this.lines.push(`warn ${message}`);
+  warn = (message: string, ...details: unknown[]): void => {
+    this.#keep(`warn ${message}`, details);
   };
-  info = (message: string): void => {
-    this.lines.push(`info ${message}`);
+  info = (message: string, ...details: unknown[]): void => {
+    this.#keep(`info ${message}`, details);
   };
+
+  #keep(line: string, details: unknown[]): void {
+    this.lines.push(line);
+    this.details.push(details[0]);
+  }
 }
 
 /** A host on the test broker, quick to notice members come and go. */
@@ -163,16 +170,21 @@ export interface ListenerRun {
 }
 
 /**
- * Runs `body` with the listeners of `instance` on the test broker, and closes them and their
- * sender after it, whatever it did.
+ * Runs `body` with the listeners of `instance` on the test broker (the test host's settings, with
+ * `defaults` over them), and closes them and their sender after it, whatever it did.
  */
 export async function withListeners(
   instance: object,
   body: (run: ListenerRun) => Promise<void>,
+  defaults: Partial<ListenerHost["defaults"]> = {},
 ): Promise<void> {
   const sender = producerSender();
   const log = new KeptLog();
-  const listeners = kafkaListeners([{ instance }], testHost(sender, log));
+  const host = testHost(sender, log);
+  const listeners = kafkaListeners([{ instance }], {
+    ...host,
+    defaults: { ...host.defaults, ...defaults },
+  });
   try {
     await body({ sender, log, listeners });
   } finally {
