@@ -12,6 +12,7 @@ import { transportFailure } from "./transport_failure.ts";
 
 /** The client of node-redis, as far as the transport uses it. */
 interface RedisClient {
+  readonly isReady: boolean;
   on(event: string, listener: (...args: never[]) => void): unknown;
   connect(): Promise<unknown>;
   duplicate(): RedisClient;
@@ -27,6 +28,13 @@ interface RedisClient {
 
 const STRICT_UTF8 = /* @__PURE__ */ new TextDecoder("utf-8", { fatal: true });
 
+// A publish that got no answer within the connection's liveness bound.
+class NoAnswer extends Error {
+  constructor(ms: number) {
+    super(`no answer within ${ms} ms`);
+  }
+}
+
 /** Where the Redis transport connects, and on which Redis channel its messages go. */
 export interface RedisTransportSettings {
   readonly url: string;
@@ -41,6 +49,11 @@ export class RedisTransport implements BroadcastTransport {
   #publisher: RedisClient | undefined;
   #subscriber: RedisClient | undefined;
   #closed = false;
+  // Once the first connections were made, a lost one is made again for ever; before, a failure
+  // fails the start.
+  #connected = false;
+  // Whether the loss of a connection was said, until one is ready again: one line per incident.
+  #down = false;
 
   constructor(settings: RedisTransportSettings, warn: (message: string, error: unknown) => void) {
     this.#settings = settings;
@@ -57,9 +70,8 @@ export class RedisTransport implements BroadcastTransport {
     const create = redis.createClient as unknown as (options: object) => RedisClient;
     // Until the first connection, a failure fails the start (the app's bootstrap) rather than
     // retrying for ever; from then on node-redis reconnects, and subscribes again, by itself.
-    let connected = false;
     const reconnectStrategy = (retries: number, cause: Error): number | Error =>
-      connected ? REDIS_RECONNECT.delayOf(retries + 1) : cause;
+      this.#connected ? REDIS_RECONNECT.delayOf(retries + 1) : cause;
     const publisher = create({
       url: this.#settings.url,
       RESP: 2,
@@ -69,23 +81,12 @@ export class RedisTransport implements BroadcastTransport {
       pingInterval: REDIS_LIVENESS.pingInterval,
       socket: { reconnectStrategy, socketTimeout: REDIS_LIVENESS.socketTimeout },
     });
-    const subscriber = publisher.duplicate();
-    this.#publisher = publisher;
+    const subscriber = this.#heard(publisher.duplicate());
+    this.#publisher = this.#heard(publisher);
     this.#subscriber = subscriber;
-    // Every failure is also an `error` event: one unheard would end the process.
-    let down = false;
-    for (const client of [publisher, subscriber]) {
-      client.on("error", (error: never) => {
-        // Before the first connection the start's own failure says it.
-        if (down || this.#closed || !connected) return;
-        down = true;
-        this.#warn(`Broadcaster: ${this.name} is unavailable, reconnecting:`, error);
-      });
-      client.on("ready", () => void (down = false));
-    }
     try {
       await Promise.all([publisher.connect(), subscriber.connect()]);
-      connected = true;
+      this.#connected = true;
       await subscriber.subscribe(this.#settings.channel, (message) => {
         let text: string;
         try {
@@ -112,17 +113,49 @@ export class RedisTransport implements BroadcastTransport {
       await Promise.race([
         publisher.sendCommand(["PUBLISH", this.#settings.channel, Buffer.from(text)]),
         new Promise((_, reject) => {
-          timer = setTimeout(
-            () => reject(new Error(`no answer within ${socketTimeout} ms`)),
-            socketTimeout,
-          );
+          timer = setTimeout(() => reject(new NoAnswer(socketTimeout)), socketTimeout);
         }),
       ]);
     } catch (error) {
+      if (error instanceof NoAnswer) this.#replace(publisher);
       throw transportFailure("publish on", this.name, error);
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  // A publish got no answer in time: the connection goes, and a new one takes its place. Written
+  // to by each publish, a connection that reaches no server (a firewall dropped it) never goes
+  // quiet enough to be cut for it, and would fail every publish for as long as the app publishes.
+  #replace(stale: RedisClient): void {
+    // One that is not ready is reconnecting already.
+    if (this.#closed || this.#publisher !== stale || !stale.isReady) return;
+    const fresh = this.#heard(stale.duplicate());
+    this.#publisher = fresh;
+    stale.destroy();
+    // Connects for ever (the first connections were made); a close meanwhile ends it.
+    fresh.connect().catch(() => {});
+  }
+
+  // Every failure of a client is also an `error` event: one unheard would end the process.
+  #heard(client: RedisClient): RedisClient {
+    client.on("error", (error: never) => {
+      // Before the first connection the start's own failure says it.
+      if (this.#down || this.#closed || !this.#connected) return;
+      this.#down = true;
+      this.#warn(`Broadcaster: ${this.name} is unavailable, reconnecting:`, error);
+    });
+    // node-redis's destroy() ends no socket that is still connecting: a client replaced or closed
+    // by then would connect, and ping on with no one left to stop it. Ended again as it connects.
+    const current = () => client === this.#publisher || client === this.#subscriber;
+    client.on("connect", () => {
+      if (!current()) client.destroy();
+    });
+    client.on("ready", () => {
+      if (current()) this.#down = false;
+      else client.destroy();
+    });
+    return client;
   }
 
   async close(): Promise<void> {

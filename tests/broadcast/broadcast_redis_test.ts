@@ -208,6 +208,35 @@ describe(`broadcast through Redis pub/sub on ${RUNTIME}`, () => {
     }
   });
 
+  it("replaces a publishing connection the network dropped, though it is published on all along", async () => {
+    const channel = `${CHANNEL}:severed`;
+    const proxy = await tcpProxy("127.0.0.1", redis.port);
+    await proxy.up();
+    const replica = await startReplica({
+      thaw: {
+        broadcast: {
+          transport: "redis",
+          redis: { url: `redis://127.0.0.1:${proxy.port}`, channel },
+        },
+      },
+      server: { sse: { heartbeat: "100ms" } },
+    });
+    try {
+      const stream = await sseClient(`${replica.base}/rooms/d/feed`);
+      await untilHolds(() => replica.broadcaster.subscribers("room:d") === 1, "a stream");
+      await replica.broadcaster.publish("room:d", 0);
+      assert.deepEqual(await stream.received(1), ["0"]);
+      // Both connections now reach no server, and nothing cuts them: a firewall dropped them.
+      // The subscribed one goes quiet (its ping waits on an answer) and is cut for it; the
+      // publishing one is written to all along by the publishes below, so it never goes quiet.
+      proxy.sever();
+      await feedGoesOn(replica, "room:d", stream);
+    } finally {
+      await replica.server.close();
+      await proxy.down();
+    }
+  });
+
   it("fails bootstrap, naming Redis with its password masked, when Redis cannot be reached", async () => {
     await assert.rejects(
       bootstrap({
