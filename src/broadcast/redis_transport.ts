@@ -6,6 +6,7 @@
 import { REDIS_LIVENESS, REDIS_RECONNECT } from "../runtime/redis_reconnect.ts";
 import { Buffer } from "node:buffer";
 import { maskUrl } from "../config/secrets_mask.ts";
+import { deadline } from "../runtime/deadline.ts";
 import { importOptional } from "../runtime/optional_module.ts";
 import type { BroadcastTransport } from "./broadcast_transport.ts";
 import { transportFailure } from "./transport_failure.ts";
@@ -107,20 +108,16 @@ export class RedisTransport implements BroadcastTransport {
     if (publisher === undefined) throw new Error(`Broadcaster: ${this.name} is not connected`);
     // A written command waits for its answer alone: each publish to a Redis that answers nothing
     // counts as traffic, so that a connection published on steadily is never cut for silence.
-    let timer: ReturnType<typeof setTimeout> | undefined;
     const { socketTimeout } = REDIS_LIVENESS;
     try {
-      await Promise.race([
+      await deadline(
         publisher.sendCommand(["PUBLISH", this.#settings.channel, Buffer.from(text)]),
-        new Promise((_, reject) => {
-          timer = setTimeout(() => reject(new NoAnswer(socketTimeout)), socketTimeout);
-        }),
-      ]);
+        socketTimeout,
+        () => new NoAnswer(socketTimeout),
+      );
     } catch (error) {
       if (error instanceof NoAnswer) this.#replace(publisher);
       throw transportFailure("publish on", this.name, error);
-    } finally {
-      clearTimeout(timer);
     }
   }
 

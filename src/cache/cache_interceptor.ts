@@ -1,6 +1,7 @@
 import type { BeanProvider, ContextLogger } from "../context/class_record.ts";
 import type { MethodInterceptor, MethodInvocation } from "../context/interceptors.ts";
 import { messageOf } from "../context/message_of.ts";
+import { deadline } from "../runtime/deadline.ts";
 import { printable } from "../shown_value.ts";
 import { type Cache, CacheManager } from "./cache_manager.ts";
 import { argumentsKey, cacheKey } from "./cache_key.ts";
@@ -225,20 +226,15 @@ export class CacheInterceptor implements MethodInterceptor {
   ): Promise<T | undefined> {
     const name = operation.name;
     const timeoutMs = this.#settings.get(name)?.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    let timer: ReturnType<typeof setTimeout> | undefined;
     try {
       let cache = this.#caches.get(name);
       if (cache === undefined) this.#caches.set(name, cache = this.#manager.getCache(name));
       // A store that never answers must not hold the caller, nor every later caller of the key.
-      const result = await Promise.race([
+      const result = await deadline(
         call(cache),
-        new Promise<never>((_, reject) => {
-          timer = setTimeout(
-            () => reject(new Error(`no answer within ${timeoutMs} ms`)),
-            timeoutMs,
-          );
-        }),
-      ]);
+        timeoutMs,
+        () => new Error(`no answer within ${timeoutMs} ms`),
+      );
       if (this.#failing.delete(name)) this.#log("info", `cache '${name}' answers again`);
       this.#statistics.count(name, counted(result));
       return result;
@@ -254,8 +250,6 @@ export class CacheInterceptor implements MethodInterceptor {
         );
       }
       return undefined;
-    } finally {
-      clearTimeout(timer);
     }
   }
 

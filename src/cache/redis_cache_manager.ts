@@ -1,5 +1,6 @@
 import { Buffer } from "node:buffer";
 import { REDIS_LIVENESS, REDIS_RECONNECT } from "../runtime/redis_reconnect.ts";
+import { deadline } from "../runtime/deadline.ts";
 import { maskUrl } from "../config/secrets_mask.ts";
 import { HEALTH_CONTRIBUTION, type HealthContribution } from "../actuator/health_contribution.ts";
 import { PostConstruct, PreDestroy } from "../context/lifecycle.ts";
@@ -362,11 +363,8 @@ export class RedisCacheManager extends CacheManager {
   }
 
   #within<T>(promise: Promise<T>, what: string): Promise<T> {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new CommandTimeout(what, this.#timeoutMs)), this.#timeoutMs);
-    });
-    return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+    const ms = this.#timeoutMs;
+    return deadline(promise, ms, () => new CommandTimeout(what, ms));
   }
 
   async #client(): Promise<RedisCommandClient> {

@@ -1,5 +1,6 @@
 import { maskUrl } from "../config/secrets_mask.ts";
 import { systemClock } from "../runtime/clock.ts";
+import { deadline } from "../runtime/deadline.ts";
 import { type HeldLock, LockManager, type LockRequest } from "../tasks/lock_manager.ts";
 import { checkLockRequest, pollLock } from "../tasks/lock_polling.ts";
 import { shownKey } from "../tasks/shown_key.ts";
@@ -162,17 +163,13 @@ export class RedisLockManager extends LockManager {
   }
 
   async #send(args: string[], key: string, what: string): Promise<unknown> {
-    let timer: ReturnType<typeof setTimeout> | undefined;
+    const ms = this.#timeoutMs;
     try {
-      return await Promise.race([
+      return await deadline(
         this.#client.sendCommand(args),
-        new Promise<never>((_, reject) => {
-          timer = setTimeout(
-            () => reject(new Error(`no answer within ${this.#timeoutMs} ms`)),
-            this.#timeoutMs,
-          );
-        }),
-      ]);
+        ms,
+        () => new Error(`no answer within ${ms} ms`),
+      );
     } catch (error) {
       throw new Error(
         `${WHO}: could not ${what} the lock ${shownKey(key)} on ${this.#redis}: ${
@@ -180,8 +177,6 @@ export class RedisLockManager extends LockManager {
         }`,
         { cause: error },
       );
-    } finally {
-      clearTimeout(timer);
     }
   }
 }

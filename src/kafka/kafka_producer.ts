@@ -2,6 +2,7 @@
 // beside it that it alone loads) and the listeners' are the only ones that import the package, and
 // only `kafka()` loads them.
 import { Backoff } from "../runtime/backoff.ts";
+import { deadline } from "../runtime/deadline.ts";
 import type { Buffer } from "node:buffer";
 import { compatibilityPartitioner, Producer } from "@platformatic/kafka";
 import { closeWithin } from "./client_connections.ts";
@@ -296,26 +297,17 @@ export class KafkaProducer implements RecordSender {
    * (the client's tries may outlast the health check's bound).
    */
   async cluster(withinMs: number): Promise<ClusterView> {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const bound = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(this.#brokers.noAnswer(withinMs, this.#client.bootstrapBrokers)),
-        withinMs,
-      );
-    });
     const asked = this.#producer.metadata({ topics: [], forceUpdate: true }).then(
       (metadata) => ({ clusterId: metadata.id, brokers: metadata.brokers.size }),
       (error) => {
         throw explainedError(error, this.#client);
       },
     );
-    // Its failure past the bound is nobody's to hear.
-    asked.catch(() => {});
-    try {
-      return await Promise.race([asked, bound]);
-    } finally {
-      clearTimeout(timer);
-    }
+    return await deadline(
+      asked,
+      withinMs,
+      () => this.#brokers.noAnswer(withinMs, this.#client.bootstrapBrokers),
+    );
   }
 
   /**
