@@ -1,7 +1,6 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { bootstrap } from "../../mod.ts";
 import { actuator } from "../../actuator.ts";
@@ -13,18 +12,21 @@ import {
   type TestDatabase,
 } from "../migrate/sql/databases.ts";
 import { OPENSEARCH_URL } from "../migrate/search/cluster.ts";
+import { type TempDir, tempDir } from "../temp_dir.ts";
 
 const exposing = { management: { endpoints: { web: { exposure: { include: "migrations" } } } } };
 
 describe("/actuator/migrations against PostgreSQL, SQLite and the search node", () => {
   const id = `m${crypto.randomUUID().replaceAll("-", "").slice(0, 10)}`;
+  let made: TempDir | undefined;
   let dir: string;
   let pg: TestDatabase;
   const env = { THAW_TEST_DB_PASSWORD: DB_PASSWORD };
   const files = (name: string) => join(dir, "files", name);
 
   before(async () => {
-    dir = await mkdtemp(join(tmpdir(), "thaw-actuator-migrations-"));
+    made = await tempDir("thaw-actuator-migrations-");
+    dir = made.path;
     pg = await createDatabase("postgres", dir, id);
     await writeFile(
       join(dir, "application.yml"),
@@ -87,7 +89,7 @@ describe("/actuator/migrations against PostgreSQL, SQLite and the search node", 
 
   after(async () => {
     await pg?.close();
-    await rm(dir, { recursive: true, force: true });
+    await made?.[Symbol.asyncDispose]();
   });
 
   it("answers each file's state per connection, and each one that fails beside the others", async () => {

@@ -36,7 +36,7 @@ describe("drift on the search runner (real node)", () => {
   });
 
   it("takes formatting for no change: CRLF, indentation, a BOM and key order send nothing", async () => {
-    const ws = await Workspace.create();
+    await using ws = await Workspace.create();
     await ws.file(`1/${ws.id}-a-template.json`, JSON.stringify(template(ws, "a", 5)));
     await ws.ok();
     await ws.file(
@@ -53,7 +53,7 @@ describe("drift on the search runner (real node)", () => {
   });
 
   it("still matches a record of an earlier version (raw-bytes hash); repair moves it to the new checksum", async () => {
-    const ws = await Workspace.create();
+    await using ws = await Workspace.create();
     const text = `{ "index_patterns": ["${ws.id}_l_*"] }\n`;
     await ws.file(`${ws.id}-l-template.json`, text);
     await ws.ok();
@@ -82,7 +82,7 @@ describe("drift on the search runner (real node)", () => {
   });
 
   it("runs a POST envelope once: a change is reported, not sent, and fails validate; repeatable re-sends", async () => {
-    const ws = await Workspace.create();
+    await using ws = await Workspace.create();
     const index = `${ws.id}-seed`;
     const seed = (name: string, extra = {}) => ({
       method: "POST",
@@ -113,7 +113,7 @@ describe("drift on the search runner (real node)", () => {
   });
 
   it("moves the record of a renamed file instead of seeding twice; lists a deleted one as missing", async () => {
-    const ws = await Workspace.create();
+    await using ws = await Workspace.create();
     const index = `${ws.id}-docs`;
     await ws.file("1/seed.json", { method: "POST", path: `/${index}/_doc`, body: { n: 1 } });
     await ws.file(`1/${ws.id}-x-template.json`, template(ws, "x"));
@@ -154,7 +154,7 @@ describe("drift on the search runner (real node)", () => {
   });
 
   it("names two files of one template; --strict-order refuses them before sending anything", async () => {
-    const ws = await Workspace.create();
+    await using ws = await Workspace.create();
     await ws.file(`1/${ws.id}-t-template.json`, template(ws, "t", 1));
     await ws.file(`2/${ws.id}-t-template.json`, template(ws, "t", 2));
     const strict = await ws.run("--strict-order", "--json");
@@ -178,7 +178,7 @@ describe("drift on the search runner (real node)", () => {
   });
 
   it("baseline adopts a cluster built by hand: records every file, sends nothing else", async () => {
-    const ws = await Workspace.create();
+    await using ws = await Workspace.create();
     await ws.file(`${ws.id}-h-template.json`, template(ws, "h"));
     await ws.file("seed.json", { method: "POST", path: `/${ws.id}-hand/_doc`, body: { n: 1 } });
     const dry = await ws.ok("baseline", "--dry-run", "--json");
@@ -210,7 +210,7 @@ describe("drift on the search runner (real node)", () => {
   });
 
   it("replaces ${name} from migrations.placeholders after hashing; an unknown one names file and line", async () => {
-    const ws = await Workspace.create({
+    await using ws = await Workspace.create({
       migrations: `      placeholders:\n        prefix: \${THAW_TEST_PREFIX:dev-}\n`,
     });
     await ws.file(`${ws.id}-p-template.json`, {

@@ -175,7 +175,7 @@ for (const kind of KINDS) {
 
 describe("flyway_compatible on the search runner (real node)", () => {
   it("refuses an edited applied template, which it would otherwise apply again", async () => {
-    const ws = await Workspace.create({ migrations: "      flyway_compatible: true\n" });
+    await using ws = await Workspace.create({ migrations: "      flyway_compatible: true\n" });
     const name = `${ws.id}-a`;
     await ws.file(`1/${name}-template.json`, { index_patterns: [`${ws.id}_a_*`] });
     await ws.ok();

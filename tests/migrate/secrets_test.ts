@@ -150,7 +150,7 @@ for (const kind of ["postgres", "mysql"] as const) {
 describe("a placeholder's value is not printed in the cluster's answers", () => {
   it("a refused request whose error quotes the value shows its ${name}", async () => {
     const secret = "s3cr3t-shards-value";
-    const ws = await Workspace.create({
+    await using ws = await Workspace.create({
       migrations: `      placeholders:\n        shards: ${secret}\n`,
     });
     await ws.file("1-x.json", {

@@ -13,7 +13,7 @@ describe("version order on the search runner (real node)", () => {
   const template = (ws: Workspace, n: string) => ({ index_patterns: [`${ws.id}_${n}_*`] });
 
   it("runs release-1.9 before release-1.10, and 1.0 before 1.0.1", async () => {
-    const ws = await Workspace.create();
+    await using ws = await Workspace.create();
     for (
       const [i, release] of ["release-1.10", "release-1.9", "release-1.0.1", "release-1.0"]
         .entries()
@@ -30,7 +30,7 @@ describe("version order on the search runner (real node)", () => {
   });
 
   it("applies a late file with a warning; --strict-order and strict_order refuse it, sending no write", async () => {
-    const ws = await Workspace.create();
+    await using ws = await Workspace.create();
     await ws.file(`2.0/${ws.id}-b-template.json`, template(ws, "b"));
     await ws.ok();
     await ws.file(`1.5/${ws.id}-a-template.json`, template(ws, "a"));
@@ -63,7 +63,7 @@ describe("version order on the search runner (real node)", () => {
     }
     assert.equal((await os("GET", `/_index_template/${ws.id}-a`)).status, 404);
 
-    const strictWs = await Workspace.create({ migrations: "      strict_order: true\n" });
+    await using strictWs = await Workspace.create({ migrations: "      strict_order: true\n" });
     await strictWs.file(`2.0/${strictWs.id}-b-template.json`, template(strictWs, "b"));
     await strictWs.ok();
     await strictWs.file(`1.5/${strictWs.id}-a-template.json`, template(strictWs, "a"));

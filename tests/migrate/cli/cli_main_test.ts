@@ -241,7 +241,7 @@ describe("SQL outcomes as one report", () => {
     assert.equal(report.error?.kind, "config");
     assert.ok(report.error!.message.includes(missing), report.error!.message);
 
-    const search = await Workspace.create();
+    await using search = await Workspace.create();
     const sent: Sent[] = [];
     const args = ["-m", "search", "-c", search.configDir, "--sqlPath", missing];
     const human = await runCaptured(args, { transport: recording(sent) });
@@ -255,7 +255,7 @@ describe("SQL outcomes as one report", () => {
 
 describe("search outcomes as one report", () => {
   it("reports a lock not acquired, and what unlock removed", async () => {
-    const ws = await Workspace.create();
+    await using ws = await Workspace.create();
     await ws.file("a-template.json", { index_patterns: [`${ws.id}*`] });
     await ws.plantLiveLock();
     const locked = jsonRun(await ws.run("--lock-timeout", "0.2", "--json"));
@@ -276,7 +276,7 @@ describe("search outcomes as one report", () => {
   });
 
   it("reports an interrupted run: before the first connection, and between two files", async () => {
-    const ws = await Workspace.create();
+    await using ws = await Workspace.create();
     // Template names are cluster-wide: each carries the workspace's id.
     await ws.file(`${ws.id}-1-template.json`, { index_patterns: [`${ws.id}-1*`] });
     await ws.file(`${ws.id}-2-template.json`, { index_patterns: [`${ws.id}-2*`] });
@@ -320,7 +320,7 @@ describe("search outcomes as one report", () => {
   });
 
   it("lists a disabled connection as skipped, and a run of nothing is not silent", async () => {
-    const ws = await Workspace.create();
+    await using ws = await Workspace.create();
     await ws.file("a-template.json", { index_patterns: [`${ws.id}*`] });
     await ws.disable();
     const report = jsonRun(await ws.run("--json"));
@@ -333,7 +333,7 @@ describe("search outcomes as one report", () => {
   });
 
   it("reports an enabled connection without a folder, sending nothing to it", async () => {
-    const ws = await Workspace.create();
+    await using ws = await Workspace.create();
     await mkdir(ws.root, { recursive: true });
     const run = await ws.run("--json");
     const report = jsonRun(run);

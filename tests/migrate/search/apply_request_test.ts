@@ -124,7 +124,7 @@ describe("applyRequest: ISM policies", () => {
     const explained = (await distribution()).name === "elasticsearch"
       ? "this is an ISM policy .* \\(the cluster answered: "
       : "";
-    const ws = await Workspace.create();
+    await using ws = await Workspace.create();
     await ws.file("p-policy.json", { policy: { description: "d", states: [] } });
     const run = await ws.run();
     assert.equal(run.code, 1);
@@ -279,7 +279,7 @@ describe("applyRequest: a refused policy whose GET / fails too", () => {
 describe("an ILM policy on the real node", () => {
   it("on OpenSearch names the API it takes; on Elasticsearch without ILM says it has none", async () => {
     const cluster = await distribution();
-    const ws = await Workspace.create();
+    await using ws = await Workspace.create();
     await ws.file("p-policy.json", {
       policy: { phases: { delete: { min_age: "1d", actions: { delete: {} } } } },
     });
@@ -301,7 +301,7 @@ describe("a policy for the other API than the cluster's, on the real node", () =
     const other = cluster.name === "elasticsearch"
       ? { policy: { default_state: "hot", states: [] } }
       : { policy: { phases: { delete: { min_age: "1d", actions: { delete: {} } } } } };
-    const ws = await Workspace.create();
+    await using ws = await Workspace.create();
     await ws.file("p-policy.json", other);
     const run = await ws.run();
     assert.equal(run.code, 1);

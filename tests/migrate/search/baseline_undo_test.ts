@@ -8,7 +8,7 @@ const NO_REPLICAS = { settings: { number_of_replicas: 0 } };
 
 describe("baseline and undo on a search connection", () => {
   it("shows the adopted versions as baselined, and undo stops at the newest, naming it", async () => {
-    const ws = await Workspace.create();
+    await using ws = await Workspace.create();
     // V1 and V2 were made by hand before Thaw ran.
     for (const name of ["a", "b"]) {
       assert.equal((await os("PUT", `/${ws.id}-${name}`, NO_REPLICAS)).status, 200);

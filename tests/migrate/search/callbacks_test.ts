@@ -18,7 +18,7 @@ async function recordedPaths(ws: Workspace): Promise<string[]> {
 
 describe("search callbacks", () => {
   it("run at their events on every migrate, around each file, and are never recorded", async () => {
-    const ws = await Workspace.create();
+    await using ws = await Workspace.create();
     const log = `${ws.id}-log`;
     // Each callback indexes a document of its own in the log index: the count says how often.
     const entry = (event: string) => ({
@@ -76,7 +76,7 @@ describe("search callbacks", () => {
   });
 
   it("a failing callback stops the run with exit 1, naming it and the request", async () => {
-    const ws = await Workspace.create();
+    await using ws = await Workspace.create();
     try {
       await ws.file("beforeMigrate.json", {
         method: "POST",
@@ -104,7 +104,7 @@ describe("search callbacks", () => {
   });
 
   it("a failing afterEachMigrate: the file ran and is recorded, and the report says so", async () => {
-    const ws = await Workspace.create();
+    await using ws = await Workspace.create();
     try {
       await ws.file("afterEachMigrate__1ok.json", { method: "GET", path: "/_cluster/health" });
       await ws.file("afterEachMigrate__2fail.json", {

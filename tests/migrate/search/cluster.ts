@@ -1,10 +1,10 @@
 import { checkReport } from "../report_shape.ts";
 import assert from "node:assert/strict";
-import { mkdir, mkdtemp, readFile, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import process from "node:process";
 import { runCaptured } from "../run_cli.ts";
+import { type TempDir, tempDir } from "../../temp_dir.ts";
 import type { RunReport } from "../../../src/migrate/run_report.ts";
 import type { SearchConnection } from "../../../src/migrate/search/search_connection.ts";
 import type { Clock } from "../../../src/runtime/clock.ts";
@@ -109,16 +109,25 @@ export interface Run {
   readonly report?: RunReport;
 }
 
-/** A temporary config folder and migrations root for one connection with its own records index. */
-export class Workspace {
+/**
+ * A temporary config folder and migrations root for one connection with its own records index;
+ * `await using` removes its folders (the records index stays: some tests read it after).
+ */
+export class Workspace implements AsyncDisposable {
   readonly id: string = `t${crypto.randomUUID().slice(0, 8)}`;
   readonly recordsIndex: string = `fm_${this.id}`;
   readonly root: string;
   readonly configDir: string;
+  readonly #base: TempDir;
 
-  private constructor(base: string) {
-    this.root = join(base, "migrations");
-    this.configDir = join(base, "config");
+  private constructor(base: TempDir) {
+    this.#base = base;
+    this.root = join(base.path, "migrations");
+    this.configDir = join(base.path, "config");
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.#base[Symbol.asyncDispose]();
   }
 
   /**
@@ -129,7 +138,7 @@ export class Workspace {
   static async create(
     options: { hosts?: readonly string[]; settings?: string; migrations?: string } = {},
   ): Promise<Workspace> {
-    const ws = new Workspace(await mkdtemp(join(tmpdir(), "thaw-search-")));
+    const ws = new Workspace(await tempDir("thaw-search-"));
     const hosts = (options.hosts ?? [OPENSEARCH_URL]).map((h) => JSON.stringify(h)).join(", ");
     await mkdir(ws.configDir, { recursive: true });
     await writeFile(

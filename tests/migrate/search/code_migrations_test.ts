@@ -69,7 +69,7 @@ export default async (ctx: Ctx): Promise<void> => {
 
 describe("search migrations in code", () => {
   it("re-tags documents once, is recorded once as CODE, skipped on the next run, changed when edited", async () => {
-    const ws = await Workspace.create();
+    await using ws = await Workspace.create();
     const index = `${ws.id}-items`;
     try {
       await ws.file("V1__items.json", {
@@ -141,7 +141,7 @@ describe("search migrations in code", () => {
   });
 
   it("an uncaught 4xx of ctx.request fails the run naming the line of its await and the status; the file is not recorded", async () => {
-    const ws = await Workspace.create();
+    await using ws = await Workspace.create();
     const index = `${ws.id}-items`;
     const missing = `${ws.id}-missing`;
     try {
@@ -211,7 +211,7 @@ export default async (ctx: Ctx): Promise<void> => {
       r.method === "POST" && r.path.startsWith(`/${index}/_doc`);
     // Forwards the code's POST to the node, which applies it, and never answers it.
     const silent = await startFaultServer(OPENSEARCH_URL, (r) => post(r) ? "swallow" : "forward");
-    const ws = await Workspace.create({
+    await using ws = await Workspace.create({
       hosts: [silent.url, OPENSEARCH_URL],
       // Only the silent host must exceed it: every other request is answered by the node.
       settings: "    timeout: 10\n",
@@ -259,7 +259,7 @@ export default async (ctx: Ctx): Promise<void> => {
       if (r.method === "PUT" && r.path.startsWith(`/${index}/_doc/a`)) held ??= r.n;
       return r.n === held ? "swallow" : "forward";
     });
-    const ws = await Workspace.create({ hosts: [host.url] });
+    await using ws = await Workspace.create({ hosts: [host.url] });
     index = `${ws.id}-docs`;
     try {
       await ws.file("V1__docs.json", {
@@ -320,7 +320,7 @@ export default async (ctx: Ctx): Promise<void> => {
 
   for (const honours of [false, true]) {
     it(`a code file ${honours ? "that honours ctx.signal" : "that never settles"} when the run is interrupted: reported interrupted, not recorded`, async () => {
-      const ws = await Workspace.create();
+      await using ws = await Workspace.create();
       const index = `${ws.id}-items`;
       try {
         await ws.file(
@@ -367,7 +367,7 @@ export default async (ctx: Ctx): Promise<void> => {
 
   it("a dry run says it would run the code and runs none of it; status says (code); ctx.log masks placeholder values", async () => {
     const value = `s3cr3t${crypto.randomUUID().slice(0, 8)}`;
-    const ws = await Workspace.create({
+    await using ws = await Workspace.create({
       migrations: `      placeholders:\n        tenant: ${value}\n`,
     });
     const index = `${ws.id}-items`;
@@ -422,7 +422,7 @@ export default async (ctx: Ctx): Promise<void> => {
   });
 
   it("a request the code did not await before it returned is refused, not sent after its record", async () => {
-    const ws = await Workspace.create();
+    await using ws = await Workspace.create();
     const index = `${ws.id}-late`;
     try {
       await ws.file(

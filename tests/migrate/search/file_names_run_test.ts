@@ -4,7 +4,7 @@ import { os, Workspace, writes } from "./cluster.ts";
 
 describe("a migration file name with a control character", () => {
   it("stops the run before anything is sent, naming the file with the character escaped", async () => {
-    const ws = await Workspace.create();
+    await using ws = await Workspace.create();
     await ws.file("V1__ok.json", { method: "GET", path: "/_cluster/health" });
     await ws.file("V2__logs\n-index.json", { settings: {} });
     const json = await ws.run("--json");

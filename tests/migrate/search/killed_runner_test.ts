@@ -22,7 +22,7 @@ describe("a runner killed with SIGKILL in the middle of a run", () => {
       return r.n === held ? "swallow" : "forward";
     });
     try {
-      const ws = await Workspace.create({ hosts: [host.url] });
+      await using ws = await Workspace.create({ hosts: [host.url] });
       index = `${ws.id}-docs`;
       await os("PUT", `/${index}`, { settings: { number_of_replicas: 0 } });
       // Idempotent files: PUT of a document by id. Applying one twice leaves _version 2.

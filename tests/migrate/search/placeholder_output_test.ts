@@ -112,7 +112,7 @@ const VALUE = fc.string({ unit: CHARACTER, minLength: 3, maxLength: 12 })
 
 describe("a placeholder's value is never printed", () => {
   it("the request in --json, the dry-run plan and the progress lines show ${name}", async () => {
-    const ws = await workspaceFor("TopS3cretValue");
+    await using ws = await workspaceFor("TopS3cretValue");
     const runs = await everyOutput(ws);
     assert.deepEqual(runs.map((r) => r.code), [0, 0, 0, 0, 0], printed(runs));
     const request = "GET /_cluster/health?filter_path=${api_key},${api_key_full},status,${api_key}";
@@ -133,14 +133,15 @@ describe("a placeholder's value is never printed", () => {
   it("whatever the value: special characters, unicode, a value inside another", async () => {
     await fc.assert(
       fc.asyncProperty(VALUE, async (value) => {
-        assertMasked(await everyOutput(await workspaceFor(value)), value);
+        await using ws = await workspaceFor(value);
+        assertMasked(await everyOutput(ws), value);
       }),
       propertyOptions(12),
     );
   });
 
   it("a value the planner refuses in a path is not quoted by the refusal", async () => {
-    const ws = await workspaceFor("sécret with spaces");
+    await using ws = await workspaceFor("sécret with spaces");
     const runs = [await ws.run(), await ws.run("--json")];
     assert.deepEqual(runs.map((r) => r.code), [1, 1]);
     assert.match(runs[1].report!.error!.message, /must not hold backslashes, spaces/);
@@ -148,7 +149,7 @@ describe("a placeholder's value is never printed", () => {
   });
 
   it("a value of one or two characters is shown: masking it would garble every message", async () => {
-    const ws = await workspaceFor("é");
+    await using ws = await workspaceFor("é");
     const run = await ws.run("--dry-run", "--json");
     assert.equal(
       run.report!.connections[0].files[0].request,
@@ -161,7 +162,7 @@ describe("--drift names a resource with a placeholder's value as ${name}", () =>
   it("in the report, the human lines and the notices of migrate --drift", async () => {
     // Not the workspace's id: the connection's own name is printed, and holds no placeholder.
     const tenant = `zq${crypto.randomUUID().slice(0, 6)}`;
-    const ws = await Workspace.create({
+    await using ws = await Workspace.create({
       migrations: `      placeholders:\n        tenant: ${tenant}\n`,
     });
     created.push(ws);
@@ -224,7 +225,7 @@ async function driftedByHand(
 describe("migrate --drift applies again a resource whose name shows as ${name}", () => {
   it("finds the file of the masked name, and rewrites its record", async () => {
     const tenant = `zq${crypto.randomUUID().slice(0, 6)}`;
-    const ws = await Workspace.create({
+    await using ws = await Workspace.create({
       migrations: `      placeholders:\n        tenant: ${tenant}\n`,
     });
     created.push(ws);

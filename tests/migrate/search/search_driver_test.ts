@@ -13,7 +13,7 @@ const mappings = (properties: Record<string, unknown>) => ({ mappings: { propert
 
 describe("search runner against a real OpenSearch node", () => {
   it("applies templates, indices and envelopes, with the content of the files", async () => {
-    const ws = await Workspace.create();
+    await using ws = await Workspace.create();
     const id = ws.id;
     await ws.file(`r1/${id}-logs-template.json`, {
       settings: { number_of_shards: 1 },
@@ -55,7 +55,7 @@ describe("search runner against a real OpenSearch node", () => {
   });
 
   it("stores one record per file with the documented fields, in an index of 1 shard and 0 replicas", async () => {
-    const ws = await Workspace.create();
+    await using ws = await Workspace.create();
     await ws.file("a/x-index.json", mappings({}));
     await ws.ok();
     const bytes = await readFile(join(ws.root, ws.id, "a/x-index.json"));
@@ -84,7 +84,7 @@ describe("search runner against a real OpenSearch node", () => {
   });
 
   it("publishes its records with one refresh before it lets go of the lock, not a wait per record", async () => {
-    const ws = await Workspace.create();
+    await using ws = await Workspace.create();
     for (let i = 0; i < 3; i++) {
       await ws.file(`f${i}-template.json`, { index_patterns: [`${ws.id}-${i}*`] });
     }
@@ -111,7 +111,7 @@ describe("search runner against a real OpenSearch node", () => {
   });
 
   it("sends no write on a re-run, and one request to read the records", async () => {
-    const ws = await Workspace.create();
+    await using ws = await Workspace.create();
     for (let i = 0; i < 5; i++) {
       await ws.file(`f${i}-template.json`, { index_patterns: [`${ws.id}-${i}*`] });
     }
@@ -123,7 +123,7 @@ describe("search runner against a real OpenSearch node", () => {
   });
 
   it("re-applies a changed template and the change is visible on the cluster", async () => {
-    const ws = await Workspace.create();
+    await using ws = await Workspace.create();
     await ws.file(`${ws.id}-template.json`, { index_patterns: [`${ws.id}-a*`], priority: 1 });
     await ws.ok();
     await ws.file(`${ws.id}-template.json`, { index_patterns: [`${ws.id}-a*`], priority: 2 });
@@ -134,7 +134,7 @@ describe("search runner against a real OpenSearch node", () => {
   });
 
   it("re-runs an index file after the records index was deleted: the index exists, so it is recorded", async () => {
-    const ws = await Workspace.create();
+    await using ws = await Workspace.create();
     await ws.file(`${ws.id}-index.json`, mappings({ a: { type: "keyword" } }));
     await ws.ok();
     assert.equal((await os("DELETE", `/${ws.recordsIndex}`)).status, 200);
@@ -149,7 +149,7 @@ describe("search runner against a real OpenSearch node", () => {
   });
 
   it("stops at a failing file: exit 1 with the details, no record for it, later files absent", async () => {
-    const ws = await Workspace.create();
+    await using ws = await Workspace.create();
     await ws.file("1-ok-template.json", { index_patterns: [`${ws.id}-ok*`] });
     await ws.file("2-bad.json", {
       method: "PUT",
@@ -184,7 +184,7 @@ describe("search runner against a real OpenSearch node", () => {
   });
 
   it("plans every file before sending anything: a malformed later file stops the run first", async () => {
-    const ws = await Workspace.create();
+    await using ws = await Workspace.create();
     await ws.file("1-template.json", { index_patterns: [`${ws.id}*`] });
     await ws.file("2-broken.json", '{"settings": {}');
     const run = await ws.run();
@@ -194,7 +194,7 @@ describe("search runner against a real OpenSearch node", () => {
   });
 
   it("prints the plan on --dry-run and the state on status, sending only reads", async () => {
-    const ws = await Workspace.create();
+    await using ws = await Workspace.create();
     await ws.file("a-template.json", { index_patterns: [`${ws.id}-a*`] });
     await ws.file("b-template.json", { index_patterns: [`${ws.id}-b*`] });
     await ws.ok("--connection", ws.id);
@@ -220,7 +220,7 @@ describe("search runner against a real OpenSearch node", () => {
   });
 
   it("lets two runners started at once both finish, each file applied once", async () => {
-    const ws = await Workspace.create();
+    await using ws = await Workspace.create();
     for (let i = 0; i < 6; i++) await ws.file(`${i}-${ws.id}-${i}-index.json`, mappings({}));
     const [a, b] = await Promise.all([ws.run("--json"), ws.run("--json")]);
     assert.equal(a.code, 0, a.err);
@@ -237,7 +237,7 @@ describe("search runner against a real OpenSearch node", () => {
 
 describe("search runner lock", () => {
   it("exits 3 while another runner holds the lock; unlock refuses a live one unless --force", async () => {
-    const ws = await Workspace.create();
+    await using ws = await Workspace.create();
     await ws.file("a-template.json", { index_patterns: [`${ws.id}*`] });
     await ws.plantLiveLock();
     const locked = await ws.run("--lock-timeout", "0.3");
@@ -261,7 +261,7 @@ describe("search runner lock", () => {
 
   it("unlock removes, without --force, a lock whose lease ran out or that has no expiry", async () => {
     for (const holder of [{ expires_at: "2020-01-01T00:02:00Z" }, { expires_at: "never" }]) {
-      const ws = await Workspace.create();
+      await using ws = await Workspace.create();
       await ws.plantLock({ host: "gone", pid: 1, ...holder });
       const unlock = await ws.ok("unlock");
       assert.match(unlock.out, /removed the lock of gone pid 1/);
@@ -270,7 +270,7 @@ describe("search runner lock", () => {
   });
 
   it("takes over an expired lock", async () => {
-    const ws = await Workspace.create();
+    await using ws = await Workspace.create();
     await ws.file("a-template.json", { index_patterns: [`${ws.id}*`] });
     await ws.plantLock({ host: "gone", pid: 1, expires_at: "2020-01-01T00:02:00Z" });
     const run = await ws.ok("--json", "--lock-timeout", "0");
@@ -281,7 +281,7 @@ describe("search runner lock", () => {
 
 describe("search runner command line", () => {
   it("exits 2 on a config error before sending anything", async () => {
-    const ws = await Workspace.create();
+    await using ws = await Workspace.create();
     await rm(join(ws.configDir, "application.yml"));
     const run = await ws.run();
     assert.equal(run.code, 2);
@@ -291,7 +291,7 @@ describe("search runner command line", () => {
   });
 
   it("runs only enabled connections, and refuses --connection on a disabled one", async () => {
-    const ws = await Workspace.create();
+    await using ws = await Workspace.create();
     await ws.file("a-template.json", { index_patterns: [`${ws.id}*`] });
     await ws.disable();
     const all = await ws.ok("--json");
@@ -305,7 +305,7 @@ describe("search runner command line", () => {
 
 describe("search runner records past one page", () => {
   it("reads 10,001 records in two requests, and skips every recorded file", async () => {
-    const ws = await Workspace.create();
+    await using ws = await Workspace.create();
     const connection = ws.connection();
     const sent: { method: string; path: string }[] = [];
     const client = new SearchClient(

@@ -1,10 +1,10 @@
 import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { chmod, mkdtemp, readFile, writeFile } from "node:fs/promises";
+import { chmod, readFile, writeFile } from "node:fs/promises";
 import { connect, createServer, type Server, type Socket } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { freePort } from "../../free_port.ts";
+import { type TempDir, tempDir } from "../../temp_dir.ts";
 
 export { freePort };
 
@@ -39,12 +39,15 @@ export interface Helper {
   stop(): Promise<void>;
 }
 
-function stopper(child: ChildProcess): () => Promise<void> {
+/** Stops `child`, then removes its folder. */
+function stopper(child: ChildProcess, dir: TempDir): () => Promise<void> {
   return async () => {
-    if (child.exitCode !== null) return;
-    const exited = new Promise((r) => child.once("exit", r));
-    child.kill("SIGTERM");
-    await exited;
+    if (child.exitCode === null) {
+      const exited = new Promise((r) => child.once("exit", r));
+      child.kill("SIGTERM");
+      await exited;
+    }
+    await dir[Symbol.asyncDispose]();
   };
 }
 
@@ -57,7 +60,8 @@ export async function startTlsProxy(
   user: string,
   password: string,
 ): Promise<Helper & { cert: string }> {
-  const dir = await mkdtemp(join(tmpdir(), "thaw-nginx-"));
+  const made = await tempDir("thaw-nginx-");
+  const dir = made.path;
   await promisify(execFile)("openssl", [
     "req",
     "-x509",
@@ -117,13 +121,14 @@ http {
     url: `https://127.0.0.1:${port}`,
     dir,
     cert: await readFile(join(dir, "cert.pem"), "utf8"),
-    stop: stopper(child),
+    stop: stopper(child, made),
   };
 }
 
 /** tinyproxy from Debian as a forward proxy; its log shows which requests went through it. */
 export async function startForwardProxy(): Promise<Helper & { log(): Promise<string> }> {
-  const dir = await mkdtemp(join(tmpdir(), "thaw-tinyproxy-"));
+  const made = await tempDir("thaw-tinyproxy-");
+  const dir = made.path;
   const port = await freePort();
   const logFile = join(dir, "tinyproxy.log");
   await writeFile(
@@ -146,7 +151,7 @@ export async function startForwardProxy(): Promise<Helper & { log(): Promise<str
   return {
     url: `http://127.0.0.1:${port}`,
     dir,
-    stop: stopper(child),
+    stop: stopper(child, made),
     log: () => readFile(logFile, "utf8"),
   };
 }

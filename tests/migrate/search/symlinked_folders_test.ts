@@ -22,7 +22,7 @@ describe("search runner over a ConfigMap-shaped folder (real node)", () => {
   });
 
   it("records the key names, and re-applies only the file a ConfigMap update changed", async () => {
-    const ws = await Workspace.create();
+    await using ws = await Workspace.create();
     const mount = join(ws.root, ws.id);
     const a = `${ws.id}-a-template.json`, b = `${ws.id}-b-template.json`;
     made.push(`/_index_template/${ws.id}-a`, `/_index_template/${ws.id}-b`, `/${ws.recordsIndex}`);

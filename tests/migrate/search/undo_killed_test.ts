@@ -34,7 +34,7 @@ describe("a runner killed with SIGKILL during a reindex's undo", () => {
         if (undoing && r.method === "POST" && stage.request(r.path)) held ??= r.n;
         return r.n === held ? "swallow" : "forward";
       });
-      const ws = await Workspace.create({ hosts: [host.url] });
+      await using ws = await Workspace.create({ hosts: [host.url] });
       const [users, usersV2, people] = [`${ws.id}-users`, `${ws.id}-users-v2`, `${ws.id}-people`];
       const expected = new Map<string, string>();
       const write = async (id: string, email: string | undefined) => {

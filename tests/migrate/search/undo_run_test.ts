@@ -85,7 +85,7 @@ async function events(ws: Workspace): Promise<string[]> {
 
 describe("undo on a search connection", () => {
   it("undoes above a target newest first, keeps history, and migrate applies them again", async () => {
-    const ws = await Workspace.create();
+    await using ws = await Workspace.create();
     try {
       await fourVersions(ws);
       await ws.ok();
@@ -190,7 +190,7 @@ describe("undo on a search connection", () => {
   });
 
   it("takes a DELETE that finds nothing as undone; any other failure is not undone", async () => {
-    const ws = await Workspace.create();
+    await using ws = await Workspace.create();
     try {
       await ws.file("V1__a.json", { method: "PUT", path: `/${ws.id}-a`, body: NO_REPLICAS });
       await ws.file("U1__a.json", { method: "POST", path: `/${ws.id}-gone/_close` });
@@ -216,7 +216,7 @@ describe("undo on a search connection", () => {
   });
 
   it("fails a DELETE that finds nothing where its V file created something else", async () => {
-    const ws = await Workspace.create();
+    await using ws = await Workspace.create();
     try {
       await ws.file("V1__b.json", { method: "PUT", path: `/${ws.id}-b`, body: NO_REPLICAS });
       // A typo: not the index V1 made.
@@ -235,7 +235,7 @@ describe("undo on a search connection", () => {
   });
 
   it("moves a reindex back by its undo file, and migrate moves it forward again", async () => {
-    const ws = await Workspace.create();
+    await using ws = await Workspace.create();
     const [users, usersV2, people] = [`${ws.id}-users`, `${ws.id}-users-v2`, `${ws.id}-people`];
     const writeIndex = async () => {
       const found = await os("GET", `/_alias/${people}`);
@@ -310,7 +310,7 @@ describe("undo on a search connection", () => {
       OPENSEARCH_URL,
       (r) => r.method === "DELETE" && r.path === target ? answer : "forward",
     );
-    const ws = await Workspace.create({ hosts: [proxy.url] });
+    await using ws = await Workspace.create({ hosts: [proxy.url] });
     target = `/${ws.id}-b`;
     try {
       await ws.file("V1__b.json", { method: "PUT", path: `/${ws.id}-b`, body: NO_REPLICAS });
@@ -339,7 +339,10 @@ describe("undo on a search connection", () => {
       OPENSEARCH_URL,
       (r) => r.method === "DELETE" && r.path === held ? { after: gate } : "forward",
     );
-    const ws = await Workspace.create({ hosts: [slow.url], migrations: "      lock_lease: 2\n" });
+    await using ws = await Workspace.create({
+      hosts: [slow.url],
+      migrations: "      lock_lease: 2\n",
+    });
     held = `/${ws.id}-b`;
     try {
       await ws.file("V1__b.json", { method: "PUT", path: held, body: NO_REPLICAS });
@@ -376,7 +379,7 @@ describe("undo on a search connection", () => {
       OPENSEARCH_URL,
       (r) => r.method === "DELETE" && r.path === held ? { after: gate } : "forward",
     );
-    const ws = await Workspace.create({ hosts: [slow.url] });
+    await using ws = await Workspace.create({ hosts: [slow.url] });
     const index = (v: number) => `${ws.id}-v${v}`;
     try {
       await ws.file("V1__a.json", { method: "PUT", path: `/${index(1)}`, body: NO_REPLICAS });
@@ -447,7 +450,7 @@ describe("undo on a search connection", () => {
       }
       return r.n === held ? fault : "forward";
     });
-    const ws = await Workspace.create({ hosts: [host.url] });
+    await using ws = await Workspace.create({ hosts: [host.url] });
     // A template: applied again, it is sent again, which a template is safe to be.
     const a = `/_index_template/${ws.id}-tpl`;
     const cli = ["-m", "search", "-c", ws.configDir, "--sqlPath", ws.root];
@@ -543,7 +546,7 @@ describe("undo on a search connection", () => {
       }
       return r.n === held ? "hang" : "forward";
     });
-    const ws = await Workspace.create({ hosts: [host.url] });
+    await using ws = await Workspace.create({ hosts: [host.url] });
     index = `/${ws.id}-a`;
     recordsIndex = ws.recordsIndex;
     const cli = ["-m", "search", "-c", ws.configDir, "--sqlPath", ws.root];
@@ -585,7 +588,7 @@ describe("undo on a search connection", () => {
   });
 
   it("a failing undo callback says what it left, and afterUndoError runs", async () => {
-    const ws = await Workspace.create({
+    await using ws = await Workspace.create({
       migrations: "      placeholders:\n        secret: hunter2-x\n",
     });
     const log = `${ws.id}-log`;
@@ -620,7 +623,7 @@ describe("undo on a search connection", () => {
   });
 
   it("sends an undo file in code, recorded under its own path; its failure names it", async () => {
-    const ws = await Workspace.create();
+    await using ws = await Workspace.create();
     const a = `/${ws.id}-a`;
     try {
       await ws.file("V1__a.json", { method: "PUT", path: a, body: NO_REPLICAS });
@@ -662,7 +665,7 @@ describe("undo on a search connection", () => {
   });
 
   it("refuses a reindex undo whose reindex deleted the index to go back into", async () => {
-    const ws = await Workspace.create();
+    await using ws = await Workspace.create();
     try {
       await ws.file("V1__users.json", {
         method: "PUT",

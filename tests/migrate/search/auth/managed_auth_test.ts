@@ -150,7 +150,10 @@ describe("aws_sigv4 through a server that checks every signature", () => {
   for (const service of ["es", "aoss"]) {
     it(`${service}, credentials from the environment: a full migrate succeeds, every request verified`, async () => {
       const server = servers.get(service)!;
-      const ws = await Workspace.create({ hosts: [server.url], settings: sigv4Settings(service) });
+      await using ws = await Workspace.create({
+        hosts: [server.url],
+        settings: sigv4Settings(service),
+      });
       const { docPath } = await files(ws);
       const from = server.received.length;
       const first = await run(ws, AWS_ENV_KEYS);
@@ -179,7 +182,7 @@ describe("aws_sigv4 through a server that checks every signature", () => {
 
     it(`${service}, temporary credentials from the config: signed with the session token`, async () => {
       const server = servers.get(service)!;
-      const ws = await Workspace.create({
+      await using ws = await Workspace.create({
         hosts: [server.url],
         settings: sigv4Settings(
           service,
@@ -204,7 +207,7 @@ describe("aws_sigv4 through a server that checks every signature", () => {
   // proxy): every signed header must get through it as well.
   it("through the node:http transport (ssl_verification: false): every request verified", async () => {
     const server = servers.get("es")!;
-    const ws = await Workspace.create({
+    await using ws = await Workspace.create({
       hosts: [server.url],
       settings: `    ssl_verification: false\n${sigv4Settings("es")}`,
     });
@@ -219,7 +222,7 @@ describe("aws_sigv4 through a server that checks every signature", () => {
 
   it("a wrong secret: 403 from the service, a clear failure, the secret in no output", async () => {
     const server = servers.get("es")!;
-    const ws = await Workspace.create({ hosts: [server.url], settings: sigv4Settings("es") });
+    await using ws = await Workspace.create({ hosts: [server.url], settings: sigv4Settings("es") });
     await files(ws);
     const wrong = "wrong/Secret+Value0000000000000000000000";
     const env = {
@@ -253,7 +256,7 @@ describe("aws_sigv4 through a server that checks every signature", () => {
       }),
     });
     try {
-      const ws = await Workspace.create({ hosts: [echo.url], settings: sigv4Settings("es") });
+      await using ws = await Workspace.create({ hosts: [echo.url], settings: sigv4Settings("es") });
       await files(ws);
       const env = SESSION_ENV;
       for (const r of [await run(ws, env), await run(ws, env, "--json")]) {
@@ -273,7 +276,7 @@ describe("aws_sigv4 through a server that checks every signature", () => {
   it("two hosts, the first refusing connections: the attempt on the second is signed for it", async () => {
     const server = servers.get("es")!;
     const dead = `127.0.0.1:${await freePort()}`;
-    const ws = await Workspace.create({
+    await using ws = await Workspace.create({
       hosts: [`http://${dead}`, server.url],
       settings: sigv4Settings("es"),
     });
@@ -302,7 +305,7 @@ describe("api_key and bearer_token, as a recording server sees them", () => {
   ];
   for (const c of cases) {
     it(`${c.key}: every request carries exactly "${c.header.split(" ")[0]} <value>"`, async () => {
-      const ws = await Workspace.create({
+      await using ws = await Workspace.create({
         hosts: [server.url],
         settings: `    ${c.key}: \${SECRET}\n`,
       });
@@ -344,7 +347,7 @@ describe("api_key and bearer_token, as a recording server sees them", () => {
           },
       });
       try {
-        const ws = await Workspace.create({
+        await using ws = await Workspace.create({
           hosts: [echo.url],
           settings: `    ${c.key}: \${SECRET}\n`,
         });
@@ -389,7 +392,7 @@ describe("api_key and bearer_token, as a recording server sees them", () => {
       [`    aws_sigv4: { region: eu-west-1, service: ${secret} }\n`, /service must be es/],
     ];
     for (const [settings, says] of cases) {
-      const ws = await Workspace.create({ hosts: [server.url], settings });
+      await using ws = await Workspace.create({ hosts: [server.url], settings });
       const env = { SECRET: `${secret}\n` };
       for (const r of [await run(ws, env), await run(ws, env, "--json")]) {
         assert.equal(r.code, 2, `${settings}\n${r.out}\n${r.err}`);

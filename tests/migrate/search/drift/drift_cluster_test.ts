@@ -154,7 +154,7 @@ async function records(ws: Workspace): Promise<Map<string, Json>> {
 
 describe("--drift against a real OpenSearch node", () => {
   it("finds hand edits, fails validate, and migrate --drift applies the files again", async () => {
-    const ws = await Workspace.create();
+    await using ws = await Workspace.create();
     const logs = `${ws.id}_logs`;
     const orders = `${ws.id}_orders`;
     await ws.file(`1.0/${logs}-template.json`, {
@@ -285,7 +285,7 @@ describe("--drift against a real OpenSearch node", () => {
   });
 
   it("a clean cluster: no drift, validate exits 0, migrate --drift writes nothing", async () => {
-    const ws = await Workspace.create();
+    await using ws = await Workspace.create();
     await ws.file(`${ws.id}_a-template.json`, { index_patterns: [`${ws.id}_a*`], priority: "3" });
     await ws.file(`${ws.id}_b-index.json`, {
       settings: { index: { number_of_replicas: 0, refresh_interval: "5s" }, "index.hidden": false },
@@ -305,7 +305,7 @@ describe("--drift against a real OpenSearch node", () => {
   });
 
   it("settings: a dynamic one is set again, a static one stays with its reason; a gone index is named, not made again empty", async () => {
-    const ws = await Workspace.create();
+    await using ws = await Workspace.create();
     const name = `${ws.id}_s`;
     await ws.file(`${name}-index.json`, {
       settings: { number_of_shards: 1, number_of_replicas: 0, refresh_interval: "5s" },
@@ -353,7 +353,7 @@ describe("--drift against a real OpenSearch node", () => {
   });
 
   it("an index whose name became an alias or a data stream is named as such, not repaired", async () => {
-    const ws = await Workspace.create();
+    await using ws = await Workspace.create();
     const name = `${ws.id}_n`;
     await ws.file(`${name}-index.json`, { settings: { number_of_replicas: 0 } });
     await ws.ok();
@@ -393,7 +393,7 @@ describe("--drift against a real OpenSearch node", () => {
   // After a rollover (or a move by hand) the alias lives on a newer index: adding it back to the
   // file's index would make it span two, and every write through it fail ("no write index").
   it("never puts back on the file's index an alias that moved to another index", async () => {
-    const ws = await Workspace.create();
+    await using ws = await Workspace.create();
     const [name, alias] = [`${ws.id}_logs-000001`, `${ws.id}_logs`];
     await ws.file(`${name}-index.json`, {
       settings: { number_of_replicas: 0 },
@@ -421,7 +421,7 @@ describe("--drift against a real OpenSearch node", () => {
   });
 
   it("never applies a file again over what a later code file changed; it reports it", async () => {
-    const ws = await Workspace.create();
+    await using ws = await Workspace.create();
     const logs = `${ws.id}_logs`;
     await ws.file(`1.0/${logs}-template.json`, {
       settings: { number_of_shards: 1 },
@@ -466,7 +466,7 @@ describe("--drift against a real OpenSearch node", () => {
   // One index among many losing a shared read alias (no write index anywhere): adding it back
   // makes no alias ambiguous, and is what the file asks.
   it("puts back a read alias that other indices share, none of them its write index", async () => {
-    const ws = await Workspace.create();
+    await using ws = await Workspace.create();
     const [name, alias] = [`${ws.id}_day1`, `${ws.id}_all`];
     const others = [`${ws.id}_day2`, `${ws.id}_day3`];
     await ws.file(`${name}-index.json`, {
@@ -499,7 +499,7 @@ describe("--drift against a real OpenSearch node", () => {
           : "forward",
     );
     try {
-      const ws = await Workspace.create({ hosts: [fault.url] });
+      await using ws = await Workspace.create({ hosts: [fault.url] });
       const [name, alias] = [`${ws.id}_r1`, `${ws.id}_r`];
       await ws.file(`${name}-index.json`, {
         settings: { number_of_replicas: 0 },
@@ -517,7 +517,7 @@ describe("--drift against a real OpenSearch node", () => {
   });
 
   it("a reindex file: its new index and the alias's write index are checked, never re-applied", async () => {
-    const ws = await Workspace.create();
+    await using ws = await Workspace.create();
     const v1 = `${ws.id}_orders_v1`, v2 = `${ws.id}_orders_v2`, alias = `${ws.id}_orders`;
     // The index file names the alias the reindex moves: it is left out (its index may be gone).
     await ws.file(`1.0/${v1}-index.json`, {
@@ -573,7 +573,7 @@ describe("--drift against a real OpenSearch node", () => {
   });
 
   it("prints no placeholder value and no password it quotes", async () => {
-    const ws = await Workspace.create({
+    await using ws = await Workspace.create({
       migrations: "      placeholders:\n        token: s3cr3t-t0ken\n",
     });
     const name = `${ws.id}_m`;
@@ -607,7 +607,7 @@ describe("--drift against a real OpenSearch node", () => {
   // into a 200 must not have it printed by the drift lines that quote the cluster's values.
   it("prints no credential of the connection that a cluster's value holds", async () => {
     const token = "Tok3n-Echoed-0123456789";
-    const ws = await Workspace.create({ settings: `    bearer_token: ${token}\n` });
+    await using ws = await Workspace.create({ settings: `    bearer_token: ${token}\n` });
     const name = `${ws.id}_e`;
     await ws.file(`${name}-template.json`, { index_patterns: [`${name}*`], _meta: { note: "a" } });
     await ws.ok();
@@ -628,7 +628,7 @@ describe("--drift against a real OpenSearch node", () => {
   });
 
   it("a read the cluster refuses stops the run, naming the resource; nothing is written", async () => {
-    const ws = await Workspace.create();
+    await using ws = await Workspace.create();
     await ws.file(`${ws.id}_r-template.json`, { index_patterns: [`${ws.id}_r*`] });
     await ws.ok();
     for (const status of [403, 503]) {
@@ -662,7 +662,7 @@ describe("--drift against a real OpenSearch node", () => {
   });
 
   it("policies: ISM's own keys and defaults are no drift; a hand edit is, and is applied again", async () => {
-    const ws = await Workspace.create();
+    await using ws = await Workspace.create();
     const ism = new Map<string, Json>();
     const transport = withIsm(ism);
     const policy = {
@@ -719,7 +719,7 @@ describe("--drift against a real OpenSearch node", () => {
   });
 
   it("ILM policies (Elasticsearch): ILM's defaults are no drift; a hand edit is, and is applied again", async () => {
-    const ws = await Workspace.create();
+    await using ws = await Workspace.create();
     const ilm = new Map<string, Json>();
     const transport = withIlm(ilm);
     await ws.file("logs-policy.json", {

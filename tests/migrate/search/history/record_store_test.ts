@@ -93,7 +93,7 @@ describe("recordId (property)", () => {
 
 describe("records of long paths", () => {
   it("applies and records a file whose url-encoded path exceeds 512 bytes, once", async () => {
-    const ws = await workspace();
+    await using ws = await workspace();
     // Each folder stays under the 255 bytes a file system allows for one name.
     const dirs = ["ü".repeat(100), "données-".repeat(20), "日本語".repeat(20)];
     const path = `${dirs.join("/")}/${ws.id}-${"é".repeat(60)}-template.json`;
@@ -120,7 +120,7 @@ describe("records written by earlier versions (url-encoded ids)", () => {
   async function withLegacyRecord(
     content: (id: string) => unknown,
     recorded: (id: string) => unknown,
-  ): Promise<{ ws: Workspace; path: string }> {
+  ): Promise<{ ws: Workspace; path: string } & AsyncDisposable> {
     const ws = await workspace();
     const path = `${ws.id}-old-template.json`;
     await ws.file(path, content(ws.id));
@@ -142,12 +142,13 @@ describe("records written by earlier versions (url-encoded ids)", () => {
       runner_version: "0.0.1",
     });
     assert.equal(put.status, 201);
-    return { ws, path };
+    return { ws, path, [Symbol.asyncDispose]: () => ws[Symbol.asyncDispose]() };
   }
 
   it("skips an unchanged file recorded under its old id", async () => {
     const content = (id: string) => ({ index_patterns: [`${id}-old*`] });
-    const { ws } = await withLegacyRecord(content, content);
+    await using legacy = await withLegacyRecord(content, content);
+    const { ws } = legacy;
     const run = await ws.ok("--json");
     assert.deepEqual(run.report!.connections[0].files.map((f) => f.action), ["skip"]);
     assert.deepEqual(writes(run.sent), []);
@@ -155,10 +156,11 @@ describe("records written by earlier versions (url-encoded ids)", () => {
   });
 
   it("updates the old record in place when the file changed: one record per path", async () => {
-    const { ws, path } = await withLegacyRecord(
+    await using legacy = await withLegacyRecord(
       (id) => ({ index_patterns: [`${id}-new*`], priority: 3 }),
       (id) => ({ index_patterns: [`${id}-old*`] }),
     );
+    const { ws, path } = legacy;
     const run = await ws.ok("--json");
     assert.deepEqual(run.report!.connections[0].files.map((f) => f.action), ["reapply"]);
     const stored = await records(ws);
@@ -183,7 +185,7 @@ describe("records and records index of the version before writers were recorded"
   }
 
   it("reads what a record holds of its run, and nothing it lacks", async () => {
-    const ws = await workspace();
+    await using ws = await workspace();
     assert.equal((await os("PUT", `/${ws.recordsIndex}`, earlierIndex)).status, 200);
     const earlier = {
       connection: ws.id,
@@ -226,7 +228,7 @@ describe("records and records index of the version before writers were recorded"
   });
 
   it("maps executed_by on that version's index before writing a record that names its writer", async () => {
-    const ws = await workspace();
+    await using ws = await workspace();
     assert.equal((await os("PUT", `/${ws.recordsIndex}`, earlierIndex)).status, 200);
     const records = await store(ws);
     await records.ensureIndex();
@@ -306,7 +308,7 @@ describe("concurrent first runs on a fresh records index", () => {
 
   it("lets 5 runners all finish, each file applied exactly once", async () => {
     for (let round = 0; round < 8; round++) {
-      const ws = await workspace();
+      await using ws = await workspace();
       const files = 3;
       for (let i = 0; i < files; i++) {
         await ws.file(`${i}-${ws.id}-${i}-index.json`, { settings: { number_of_replicas: 0 } });
@@ -351,7 +353,7 @@ describe("records index not ready (a stand-in node answers 503 to searches)", ()
   }
 
   it("waits for the index to be usable and reads again", async () => {
-    const ws = await behindStandIn();
+    await using ws = await behindStandIn();
     node.failNext = 2;
     node.failed = 0;
     const run = await ws.ok("--json");
@@ -364,7 +366,7 @@ describe("records index not ready (a stand-in node answers 503 to searches)", ()
   });
 
   it("gives up with the cluster's answer when the searches keep failing", async () => {
-    const ws = await behindStandIn();
+    await using ws = await behindStandIn();
     node.failNext = 1_000;
     const run = await ws.run("--json");
     node.failNext = 0;
@@ -391,7 +393,7 @@ describe("records index made by hand", () => {
   };
 
   it("refuses an index that stores no _source before applying anything", async () => {
-    const ws = await handMade({
+    await using ws = await handMade({
       settings,
       mappings: { _source: { enabled: false }, properties: keywords },
     });
@@ -402,7 +404,7 @@ describe("records index made by hand", () => {
   });
 
   it("reports a record without _source as an error, with --json as JSON", async () => {
-    const ws = await handMade({
+    await using ws = await handMade({
       settings,
       mappings: { _source: { enabled: false }, properties: keywords },
     });
@@ -421,7 +423,7 @@ describe("records index made by hand", () => {
   });
 
   it("gives the cluster's root cause when migration_path is mapped as text", async () => {
-    const ws = await handMade({
+    await using ws = await handMade({
       settings,
       mappings: { properties: { migration_path: { type: "text" } } },
     });
@@ -432,7 +434,7 @@ describe("records index made by hand", () => {
   });
 
   it("refuses an index that maps connection as text, naming the field", async () => {
-    const ws = await handMade({
+    await using ws = await handMade({
       settings,
       mappings: { properties: { connection: { type: "text" } } },
     });
@@ -443,7 +445,7 @@ describe("records index made by hand", () => {
   });
 
   it("adds the mapping to an index made without one, so the next run reads its records", async () => {
-    const ws = await handMade({ settings });
+    await using ws = await handMade({ settings });
     await ws.ok();
     const mapping = await os("GET", `/${ws.recordsIndex}/_mapping`);
     const properties = mapping.body[ws.recordsIndex].mappings.properties;
@@ -485,7 +487,7 @@ describe("RecordStore.remove", () => {
   // One copy of the history is lost with its node's disk, and a red index stops every runner:
   // a replica wherever the cluster has a second node for one.
   it("creates the records index with a replica where the cluster has a node for it", async () => {
-    const ws = await workspace();
+    await using ws = await workspace();
     await (await storeOf(ws)).ensureIndex();
     const settings = await os("GET", `/${ws.recordsIndex}/_settings`);
     const index = settings.body[ws.recordsIndex].settings.index;
@@ -494,7 +496,7 @@ describe("RecordStore.remove", () => {
   });
 
   it("deletes a record: gone for the next reader once published", async () => {
-    const ws = await workspace();
+    await using ws = await workspace();
     const store = await storeOf(ws);
     await store.ensureIndex();
     await store.write(record(ws, "a.json", "2024-01-01T00:00:00.000Z"));
@@ -516,7 +518,7 @@ describe("RecordStore.remove", () => {
   });
 
   it("deletes a record it wrote in this run, before any read or refresh", async () => {
-    const ws = await workspace();
+    await using ws = await workspace();
     const store = await storeOf(ws);
     await store.ensureIndex();
     await store.write(record(ws, "a.json", "2024-01-01T00:00:00.000Z"));
@@ -528,7 +530,7 @@ describe("RecordStore.remove", () => {
 
   for (const newer of ["the old id", "recordId"]) {
     it(`deletes both documents of a path (old id and recordId; ${newer} newer)`, async () => {
-      const ws = await workspace();
+      await using ws = await workspace();
       const store = await storeOf(ws);
       await store.ensureIndex();
       const path = "données/it's 100%_done.json";
@@ -561,7 +563,7 @@ describe("RecordStore.remove", () => {
   }
 
   it("is fine with a path that has no record, and with no records index at all", async () => {
-    const ws = await workspace();
+    await using ws = await workspace();
     const store = await storeOf(ws);
     await store.remove("never-recorded.json");
     assert.equal((await os("HEAD", `/${ws.recordsIndex}`)).status, 404, "no index made");
@@ -593,7 +595,7 @@ describe("RecordStore.remove", () => {
     after(() => server?.close());
 
     it("fails with a MigrationFailure naming the connection, the path and the status", async () => {
-      const ws = await workspace();
+      await using ws = await workspace();
       const store = await storeOf(ws, server.url);
       await store.ensureIndex();
       await store.write(record(ws, "a.json", "2024-01-01T00:00:00.000Z"));
@@ -621,7 +623,7 @@ describe("RecordStore.remove", () => {
 
 describe("SearchTarget.record and dropRecord", () => {
   it("records a file without sending its request, and drops a record, under the lock", async () => {
-    const ws = await workspace();
+    await using ws = await workspace();
     const connection = ws.connection();
     const target = async () =>
       new SearchTarget(connection, await runtimeTransport(connection), { host: "test", pid: 1 });

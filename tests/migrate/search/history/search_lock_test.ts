@@ -144,7 +144,7 @@ describe("the search lock against a real node", () => {
   });
 
   it("does not flood a cluster that refuses the takeover: one look per poll, a clear error", async () => {
-    const ws = await Workspace.create({ hosts: [refusing.url] });
+    await using ws = await Workspace.create({ hosts: [refusing.url] });
     await ws.file("a-template.json", { index_patterns: [`${ws.id}-a*`] });
     await ws.plantLock({ host: "elsewhere", pid: 1, expires_at: past() });
     const before = refusing.received.length;
@@ -158,7 +158,7 @@ describe("the search lock against a real node", () => {
   });
 
   it("renews the lease while a slow request runs: a second runner cannot take the lock over", async () => {
-    const ws = await slowFileWorkspace(slow.url);
+    await using ws = await slowFileWorkspace(slow.url);
     slowGate = gate();
     const clock = new FakeClock();
     const first = ws.runWith({ clock }, "--json");
@@ -175,7 +175,7 @@ describe("the search lock against a real node", () => {
   });
 
   it("stops at once, without recording, when a renewal finds the lock taken", async () => {
-    const ws = await slowFileWorkspace(slow.url);
+    await using ws = await slowFileWorkspace(slow.url);
     slowGate = gate();
     const clock = new FakeClock();
     const first = ws.runWith({ clock }, "--json");
@@ -198,7 +198,7 @@ describe("the search lock against a real node", () => {
   });
 
   it("takes over a lock without expires_at once it stayed unchanged for a lease", async () => {
-    const ws = await Workspace.create({ migrations: "      lock_lease: 1\n" });
+    await using ws = await Workspace.create({ migrations: "      lock_lease: 1\n" });
     await ws.file("a-template.json", { index_patterns: [`${ws.id}-a*`] });
     await ws.plantLock({ host: "elsewhere", pid: 1 });
     const clock = new FakeClock();
@@ -209,7 +209,7 @@ describe("the search lock against a real node", () => {
   });
 
   it("takes over at once the lock of a runner of this host whose process is gone", async () => {
-    const ws = await Workspace.create();
+    await using ws = await Workspace.create();
     await ws.file("a-template.json", { index_patterns: [`${ws.id}-a*`] });
     await ws.plantLock({ host: "test", pid: await deadPid(), expires_at: future() });
     const identity = { host: "test", pid: process.pid, processGone };
@@ -223,7 +223,7 @@ describe("the search lock against a real node", () => {
 
   it("waits for a runner of this host whose process lives, and for one of another host", async () => {
     for (const holder of [{ host: "test", pid: process.pid + 0 }, { host: "other", pid: 12345 }]) {
-      const ws = await Workspace.create();
+      await using ws = await Workspace.create();
       await ws.file("a-template.json", { index_patterns: [`${ws.id}-a*`] });
       // The test process itself is alive; pid 12345 may not exist here, but on another host.
       await ws.plantLock({ ...holder, expires_at: future() });
@@ -237,7 +237,7 @@ describe("the search lock against a real node", () => {
   });
 
   it("stops waiting for the lock on SIGTERM, and leaves the other runner's lock alone", async () => {
-    const ws = await Workspace.create({ hosts: [slow.url] });
+    await using ws = await Workspace.create({ hosts: [slow.url] });
     await ws.file("a-template.json", { index_patterns: [`${ws.id}-a*`] });
     await ws.plantLock({ host: "elsewhere", pid: 1, expires_at: future() });
     const runner = startCli([
@@ -275,7 +275,7 @@ describe("the search lock against a real node", () => {
           renewal(r) ? "hang" : r.path.includes("-slow") ? { after: fileGate.promise } : "forward",
       );
       try {
-        const ws = await slowFileWorkspace(hanging.url, "    timeout: 30\n");
+        await using ws = await slowFileWorkspace(hanging.url, "    timeout: 30\n");
         const clock = new FakeClock();
         const first = ws.runWith({ clock }, "--json");
         await hanging.waitFor((r) => r.path.startsWith(`/${ws.id}-slow/_doc/1`));
@@ -307,7 +307,7 @@ describe("the search lock against a real node", () => {
     );
     try {
       void racing.waitForUpstream(renewal).then(() => fileGate.open());
-      const ws = await slowFileWorkspace(racing.url);
+      await using ws = await slowFileWorkspace(racing.url);
       const clock = new FakeClock();
       const running = ws.runWith({ clock }, "--json");
       await racing.waitFor((r) => r.path.startsWith(`/${ws.id}-slow/_doc/1`));
@@ -330,7 +330,10 @@ describe("the search lock against a real node", () => {
       (r) => r.path.includes("/_create/lock-") ? "swallow" : "forward",
     );
     try {
-      const ws = await Workspace.create({ hosts: [swallowing.url], settings: "    timeout: 10\n" });
+      await using ws = await Workspace.create({
+        hosts: [swallowing.url],
+        settings: "    timeout: 10\n",
+      });
       await ws.file("a-template.json", { index_patterns: [`${ws.id}-a*`] });
       const run = await ws.run("--json");
       assert.equal(run.code, 1, run.out);
@@ -349,7 +352,7 @@ describe("the search lock against a real node", () => {
           : "forward",
     );
     try {
-      const ws = await Workspace.create({ hosts: [busy.url] });
+      await using ws = await Workspace.create({ hosts: [busy.url] });
       await ws.file("a-template.json", { index_patterns: [`${ws.id}-a*`] });
       await ws.plantLock({ host: "elsewhere", pid: 1, expires_at: future() });
       const clock = new FakeClock();
@@ -378,7 +381,7 @@ describe("the search lock against a real node", () => {
       return r.path.includes("-slow") ? { after: fileGate.promise } : "forward";
     });
     try {
-      const ws = await slowFileWorkspace(racing.url, "", 4);
+      await using ws = await slowFileWorkspace(racing.url, "", 4);
       const clock = new FakeClock();
       const running = ws.runWith({ clock }, "--json");
       await racing.waitFor((r) => r.path.startsWith(`/${ws.id}-slow/_doc/1`));
@@ -456,7 +459,7 @@ describe("the search lock's lease, in virtual time", () => {
   const reasonOf = (lock: SearchLock) => (lock.lost.reason as MigrationFailure).detail.reason;
 
   it("waits up to its timeout, one look per poll, then fails naming the holder", async () => {
-    const ws = await workspace();
+    await using ws = await workspace();
     const expires = future();
     await ws.plantLock({ host: "elsewhere", pid: 1, expires_at: expires });
     const clock = new FakeClock();
@@ -483,7 +486,7 @@ describe("the search lock's lease, in virtual time", () => {
   });
 
   it("names the lock wait and the unlock as migrate() spells them, when migrate() runs it", async () => {
-    const ws = await workspace();
+    await using ws = await workspace();
     await ws.plantLock({ host: "elsewhere", pid: 1, expires_at: future() });
     const clock = new FakeClock();
     const lock = await lockOf(ws, clock, { leaseMs: 120_000, optionNames: MIGRATE_API_NAMES });
@@ -498,7 +501,7 @@ describe("the search lock's lease, in virtual time", () => {
   });
 
   it("takes over a lock whose lease ran out; its holder, waking up, is stopped by its next renewal", async () => {
-    const ws = await workspace();
+    await using ws = await workspace();
     const leaseMs = 10_000;
     const start = Date.now();
     // The first runner's time stands still: a process paused (or gone) that renews nothing.
@@ -537,7 +540,7 @@ describe("the search lock's lease, in virtual time", () => {
   });
 
   it("keeps the lock through renewals: a second runner waits its whole timeout, thrice the lease", async () => {
-    const ws = await workspace();
+    await using ws = await workspace();
     const leaseMs = 12_000;
     const clock = new FakeClock();
     const start = clock.now();
@@ -566,7 +569,7 @@ describe("the search lock's lease, in virtual time", () => {
       (r) => renewal(r) ? { status: 503, body: SHARDS_NOT_STARTED } : "forward",
     );
     try {
-      const ws = await workspace();
+      await using ws = await workspace();
       const leaseMs = 12_000;
       const clock = new FakeClock();
       const start = clock.now();
@@ -592,7 +595,7 @@ describe("the search lock's lease, in virtual time", () => {
   });
 
   it("ends the wait at once on Ctrl-C, leaving the other runner's lock alone", async () => {
-    const ws = await workspace();
+    await using ws = await workspace();
     await ws.plantLock({ host: "elsewhere", pid: 1, expires_at: future() });
     const clock = new FakeClock();
     const start = clock.now();

@@ -35,7 +35,7 @@ describe("failover between the hosts of one cluster", () => {
   }
 
   it("does not send a POST again to the next host after the first timed out: exit 1, applied once, said so", async () => {
-    const ws = await postWorkspace([swallowing.url, OPENSEARCH_URL]);
+    await using ws = await postWorkspace([swallowing.url, OPENSEARCH_URL]);
     const run = await ws.run("--json");
     assert.equal(run.code, 1, run.out);
     const error = run.report!.error!;
@@ -48,7 +48,7 @@ describe("failover between the hosts of one cluster", () => {
   });
 
   it("does not create an index twice: a PUT of an index is not repeated", async () => {
-    const ws = await Workspace.create({
+    await using ws = await Workspace.create({
       hosts: [swallowing.url, OPENSEARCH_URL],
       settings: "    timeout: 10\n",
     });
@@ -61,7 +61,7 @@ describe("failover between the hosts of one cluster", () => {
   });
 
   it("repeats on the next host what is safe to repeat: a template upsert and the records", async () => {
-    const ws = await Workspace.create({
+    await using ws = await Workspace.create({
       hosts: [swallowing.url, OPENSEARCH_URL],
       settings: "    timeout: 10\n",
     });
@@ -86,7 +86,7 @@ describe("failover between the hosts of one cluster", () => {
       (r) => r.path.endsWith("/_search") && resets-- > 0 ? "reset" : "forward",
     );
     try {
-      const ws = await Workspace.create({ hosts: [dropping.url] });
+      await using ws = await Workspace.create({ hosts: [dropping.url] });
       await ws.file(`${ws.id}-a-template.json`, { index_patterns: [`${ws.id}-a*`] });
       const run = await ws.run("--json");
       assert.equal(run.code, 0, run.out + run.err);
@@ -97,7 +97,7 @@ describe("failover between the hosts of one cluster", () => {
       resets = Infinity;
       const searches = () => dropping.received.filter((r) => r.path.endsWith("/_search")).length;
       const before = searches();
-      const dead = await Workspace.create({ hosts: [dropping.url] });
+      await using dead = await Workspace.create({ hosts: [dropping.url] });
       await dead.file(`${dead.id}-a-template.json`, { index_patterns: [`${dead.id}-a*`] });
       const failed = await dead.run("--json");
       assert.equal(failed.code, 1, failed.out);
@@ -121,7 +121,7 @@ describe("failover between the hosts of one cluster", () => {
       OPENSEARCH_URL,
       (r) => r.connection <= deadUpTo ? "reset" : "forward",
     );
-    const ws = await Workspace.create({ hosts: [upstream.url] });
+    await using ws = await Workspace.create({ hosts: [upstream.url] });
     const transport = await runtimeTransport({
       sslVerification: true,
       proxy,
@@ -172,7 +172,7 @@ describe("failover between the hosts of one cluster", () => {
   });
 
   it("sends a POST to the next host when the first refused the connection (it never left)", async () => {
-    const ws = await postWorkspace([`http://127.0.0.1:${await freePort()}`, OPENSEARCH_URL]);
+    await using ws = await postWorkspace([`http://127.0.0.1:${await freePort()}`, OPENSEARCH_URL]);
     const run = await ws.run("--json");
     assert.equal(run.code, 0, run.out + run.err);
     assert.equal(await docCount(`${ws.id}-lost-docs`), 1);
@@ -191,7 +191,7 @@ describe("failover between the hosts of one cluster", () => {
     );
     try {
       for (const proxy of ["", "    proxy: false\n"]) {
-        const ws = await Workspace.create({
+        await using ws = await Workspace.create({
           hosts: [slow.url, OPENSEARCH_URL],
           settings: `    connect_timeout: 1\n    timeout: 10\n${proxy}`,
         });
@@ -214,7 +214,7 @@ describe("failover between the hosts of one cluster", () => {
         r.path.includes("-cut") || (cutReads && r.path.endsWith("/_search")) ? "cut" : "forward",
     );
     try {
-      const ws = await Workspace.create({ hosts: [cutting.url, OPENSEARCH_URL] });
+      await using ws = await Workspace.create({ hosts: [cutting.url, OPENSEARCH_URL] });
       await os("PUT", `/${ws.id}-cut`, { settings: { number_of_replicas: 0 } });
       await ws.file("001-doc.json", { method: "POST", path: `/${ws.id}-cut/_doc`, body: {} });
       const run = await ws.run("--json");
@@ -224,7 +224,7 @@ describe("failover between the hosts of one cluster", () => {
       assert.equal(await docCount(`${ws.id}-cut`), 1);
 
       cutReads = true;
-      const reads = await Workspace.create({ hosts: [cutting.url, OPENSEARCH_URL] });
+      await using reads = await Workspace.create({ hosts: [cutting.url, OPENSEARCH_URL] });
       await reads.file(`${reads.id}-a-template.json`, { index_patterns: [`${reads.id}-a*`] });
       assert.equal((await reads.run("--json")).code, 0);
     } finally {
@@ -241,7 +241,7 @@ describe("failover between the hosts of one cluster", () => {
     );
     try {
       for (const settings of ["", "    proxy: false\n"]) {
-        const ws = await Workspace.create({ hosts: [closing.url], settings });
+        await using ws = await Workspace.create({ hosts: [closing.url], settings });
         await os("PUT", `/${ws.id}-reset`, { settings: { number_of_replicas: 0 } });
         await ws.file("001-doc.json", { method: "POST", path: `/${ws.id}-reset/_doc`, body: {} });
         await ws.file("002-refresh.json", { method: "POST", path: `/${ws.id}-reset/_refresh` });
@@ -262,7 +262,7 @@ describe("failover between the hosts of one cluster", () => {
   });
 
   it("sends a body-less envelope POST as well, once it gets through", async () => {
-    const ws = await Workspace.create();
+    await using ws = await Workspace.create();
     await os("PUT", `/${ws.id}-plain`, { settings: { number_of_replicas: 0 } });
     await ws.file("001-refresh.json", { method: "POST", path: `/${ws.id}-plain/_refresh` });
     await ws.file("002-delete.json", { method: "DELETE", path: `/${ws.id}-plain` });

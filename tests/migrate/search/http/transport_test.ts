@@ -35,13 +35,13 @@ describe("search transport on real servers", () => {
   }
 
   it("moves past a host that refuses connections to the next one", async () => {
-    const ws = await workspace([`http://127.0.0.1:${await freePort()}`, OPENSEARCH_URL]);
+    await using ws = await workspace([`http://127.0.0.1:${await freePort()}`, OPENSEARCH_URL]);
     const run = await ws.ok("--json");
     assert.equal(run.report!.connections[0].applied, 1);
   });
 
   it("gives up on a host that never answers after the timeout, then uses the next", async () => {
-    const ws = await workspace([silent.url, OPENSEARCH_URL], "    timeout: 10\n");
+    await using ws = await workspace([silent.url, OPENSEARCH_URL], "    timeout: 10\n");
     const started = Date.now();
     const run = await ws.ok("--json");
     assert.equal(run.report!.connections[0].applied, 1);
@@ -49,7 +49,7 @@ describe("search transport on real servers", () => {
   });
 
   it("status lists the files, their state unknown, when no host answers", async () => {
-    const ws = await workspace([`http://127.0.0.1:${await freePort()}`]);
+    await using ws = await workspace([`http://127.0.0.1:${await freePort()}`]);
     await ws.file("b-template.json", { index_patterns: [`${ws.id}-b*`] });
     const run = await ws.run("status");
     assert.equal(run.code, 1, run.out);
@@ -64,7 +64,7 @@ describe("search transport on real servers", () => {
   });
 
   it("fails with every host's cause when none answers, and sends nothing else", async () => {
-    const ws = await workspace(
+    await using ws = await workspace(
       [silent.url, `http://127.0.0.1:${await freePort()}`],
       "    timeout: 0.5\n",
     );
@@ -78,16 +78,16 @@ describe("search transport on real servers", () => {
 
   it("refuses a self-signed certificate by default, and accepts it with ssl_verification: false", async () => {
     const auth = `    username: admin\n    password: ${PASSWORD}\n`;
-    const strict = await workspace([tls.url], auth);
+    await using strict = await workspace([tls.url], auth);
     const refused = await strict.run();
     assert.equal(refused.code, 1);
     assert.match(refused.err, /certificate|self.signed|UnknownIssuer|unable to verify/i);
-    const relaxed = await workspace([tls.url], auth + "    ssl_verification: false\n");
+    await using relaxed = await workspace([tls.url], auth + "    ssl_verification: false\n");
     assert.equal((await relaxed.ok("--json")).report!.connections[0].applied, 1);
   });
 
   it("authenticates with username and password, and never prints the password", async () => {
-    const wrong = await workspace(
+    await using wrong = await workspace(
       [tls.url],
       `    username: admin\n    password: wrong-${PASSWORD}\n    ssl_verification: false\n`,
     );
@@ -100,7 +100,7 @@ describe("search transport on real servers", () => {
   });
 
   it("sends through a forward proxy when proxy is set", async () => {
-    const ws = await workspace([OPENSEARCH_URL], `    proxy: ${proxy.url}\n`);
+    await using ws = await workspace([OPENSEARCH_URL], `    proxy: ${proxy.url}\n`);
     await ws.ok();
     // Deno and Bun forward plain-HTTP requests by absolute URL; Node's undici always tunnels.
     const { host } = new URL(OPENSEARCH_URL);
@@ -111,7 +111,7 @@ describe("search transport on real servers", () => {
   });
 
   it("bypasses HTTP_PROXY with proxy: false", async () => {
-    const ws = await workspace([OPENSEARCH_URL], "    proxy: false\n");
+    await using ws = await workspace([OPENSEARCH_URL], "    proxy: false\n");
     const dead = `http://127.0.0.1:${await freePort()}`;
     const saved = { http: process.env.HTTP_PROXY, lower: process.env.http_proxy };
     process.env.HTTP_PROXY = process.env.http_proxy = dead;
@@ -143,7 +143,7 @@ describe("search transport on real servers", () => {
   it("names an HTML error page by its title, without pasting the page", async () => {
     const host = await htmlHost(401, NGINX_401);
     try {
-      const ws = await workspace([host.url]);
+      await using ws = await workspace([host.url]);
       const run = await ws.run();
       assert.equal(run.code, 1, run.err);
       assert.match(run.err, /HTTP 401: .*: an HTML page titled "401 Authorization Required"$/m);
@@ -156,7 +156,7 @@ describe("search transport on real servers", () => {
   it("takes an HTML page answered with 200 for a failure, not for the cluster's answer", async () => {
     const host = await htmlHost(200, LOGIN);
     try {
-      const ws = await workspace([host.url]);
+      await using ws = await workspace([host.url]);
       const run = await ws.run();
       assert.equal(run.code, 1, run.err);
       assert.match(
@@ -186,7 +186,7 @@ describe("search transport on real servers", () => {
       res.writeHead(answer.status, { "content-type": "application/json" }).end(answer.text);
     });
     try {
-      const ws = await workspace([host.url]);
+      await using ws = await workspace([host.url]);
       await ws.file(`1-${ws.id}-a-index.json`, { settings: { number_of_replicas: 0 } });
       const run = await ws.run();
       assert.equal(run.code, 1, run.err);
@@ -200,7 +200,7 @@ describe("search transport on real servers", () => {
   });
 
   it("refuses, before any request, settings the runtime's transport cannot honour together", async () => {
-    const ws = await workspace(
+    await using ws = await workspace(
       [OPENSEARCH_URL],
       `    ssl_verification: false\n    proxy: ${proxy.url}\n`,
     );

@@ -53,7 +53,7 @@ describe("a write every host took and none answered", () => {
   }
 
   it("the records index's creation: named, said to be unknown, and a new run goes on from what landed", async () => {
-    const ws = await workspace();
+    await using ws = await workspace();
     try {
       await ws.file(`${ws.id}-a-template.json`, { index_patterns: [`${ws.id}-a*`] });
       const run = await ws.run("--json");
@@ -76,7 +76,7 @@ describe("a write every host took and none answered", () => {
 
   it("a template's: named with its placeholder values masked, and applied again by a new run", async () => {
     const value = `slow${crypto.randomUUID().slice(0, 8)}`;
-    const ws = await workspace(`      placeholders:\n        name: ${value}\n`);
+    await using ws = await workspace(`      placeholders:\n        name: ${value}\n`);
     try {
       // The records index first, through the node: only the template's PUT goes unanswered.
       await os("PUT", `/${ws.recordsIndex}`, {});

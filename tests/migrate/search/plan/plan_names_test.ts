@@ -17,7 +17,7 @@ describe("template names against a real OpenSearch node", () => {
   }
 
   it("plans exactly the names the node takes", async () => {
-    const ws = await workspace();
+    await using ws = await workspace();
     const tricky = ["Foo", "a b", "a#b", "a*b", "a,b", "_a", "-a", "+a", ".a", "a?b", "a:b", 'a"b'];
     tricky.push("a\\b", "a<b", "a|b", "été", "ÉTÉ", "Mixed Case");
     for (const [i, head] of tricky.entries()) {
@@ -44,7 +44,7 @@ describe("template names against a real OpenSearch node", () => {
   });
 
   it("refuses a bad template name before sending anything, naming the file and the rule", async () => {
-    const ws = await workspace();
+    await using ws = await workspace();
     await ws.file(`1-${ws.id}-good-template.json`, { index_patterns: [`${ws.id}-good*`] });
     await ws.file(`2-${ws.id} logs-template.json`, { index_patterns: [`${ws.id}-logs*`] });
     const run = await ws.run();
@@ -61,7 +61,7 @@ describe("template names against a real OpenSearch node", () => {
   });
 
   it("applies a template file named in upper case under its lowercased name", async () => {
-    const ws = await workspace();
+    await using ws = await workspace();
     await ws.file(`${ws.id}-Upper-template.json`, { settings: { number_of_shards: 1 } });
     const run = await ws.ok("--json");
     assert.equal(

@@ -19,7 +19,7 @@ import {
 
 describe("a reindex step that fails", () => {
   it("leaves the alias on the source, never blocked, names the step, and a fixed file starts over", async () => {
-    const ws = await Workspace.create();
+    await using ws = await Workspace.create();
     const [alias, v1, v2] = [`${ws.id}-p`, `${ws.id}-p-v1`, `${ws.id}-p-v2`];
     await seed(v1, alias, 2_000);
     // One price the script cannot read: the copy fails on it.
@@ -55,10 +55,11 @@ describe("a reindex step that fails", () => {
       (r): Fault => (isSwap(r) ? "swallow" : "forward"),
     );
     try {
-      const { ws, alias, v1, v2 } = await moving(1_000, {
+      await using fixture = await moving(1_000, {
         hosts: [fault.url],
         settings: SWALLOWED_TIMEOUT,
       });
+      const { ws, alias, v1, v2 } = fixture;
       const run = await ws.ok("--json");
       assert.equal(run.report!.connections[0].files[0].result, "reindexed");
       await assertMoved(alias, v1, v2, 1_000);
@@ -74,7 +75,8 @@ describe("a reindex step that fails", () => {
       (r): Fault => refuse && isSwap(r) ? REFUSED : "forward",
     );
     try {
-      const { ws, alias, v1, v2 } = await moving(1_000, { hosts: [fault.url] });
+      await using fixture = await moving(1_000, { hosts: [fault.url] });
+      const { ws, alias, v1, v2 } = fixture;
       const failed = await ws.run("--json");
       assert.equal(failed.code, 1);
       assert.match(
@@ -122,7 +124,7 @@ describe("a reindex step that fails", () => {
       return "forward";
     });
     try {
-      const moved = await moving(1_000, { hosts: [fault.url] });
+      await using moved = await moving(1_000, { hosts: [fault.url] });
       [v1, alias] = [moved.v1, moved.alias];
       const failed = await moved.ws.run("--json");
       assert.equal(failed.code, 1, failed.out);
@@ -154,7 +156,8 @@ describe("a reindex step that fails", () => {
       return "forward";
     });
     try {
-      const { ws, alias, v1, v2 } = await moving(1_000, { hosts: [fault.url] });
+      await using fixture = await moving(1_000, { hosts: [fault.url] });
+      const { ws, alias, v1, v2 } = fixture;
       assert.equal((await ws.run("--json")).code, 1, "the swap is refused: rolled back");
       // The source takes an update and a delete, which the copy in v2 lacks.
       const update = await os("PUT", `/${alias}/_doc/s7?refresh=true`, { seq: 7, price: "55.5" });
@@ -191,7 +194,8 @@ describe("a reindex step that fails", () => {
       (r): Fault => (refusing && isSwap(r) ? REFUSED : "forward"),
     );
     try {
-      const { ws, alias, v1, v2 } = await moving(1_000, { hosts: [fault.url] });
+      await using fixture = await moving(1_000, { hosts: [fault.url] });
+      const { ws, alias, v1, v2 } = fixture;
       assert.equal((await ws.run("--json")).code, 1, "the swap is refused: rolled back");
       // The progress notes what was copied; the index it was copied into goes.
       assert.equal((await os("DELETE", `/${v2}`)).status, 200);
@@ -222,7 +226,8 @@ describe("a reindex step that fails", () => {
         (r): Fault => r.method === "GET" && r.path === "/" ? answer : "forward",
       );
       try {
-        const { ws, alias, v1, v2 } = await moving(10, { hosts: [fault.url] });
+        await using fixture = await moving(10, { hosts: [fault.url] });
+        const { ws, alias, v1, v2 } = fixture;
         const run = await ws.run("--json");
         assert.equal(run.code, 1, run.out);
         assert.equal(run.report!.error!.file, "2-products-reindex.json");
@@ -241,7 +246,7 @@ describe("a reindex step that fails", () => {
   });
 
   it("does not start when the new index exists already, and changes nothing", async () => {
-    const ws = await Workspace.create();
+    await using ws = await Workspace.create();
     const [alias, v1, v2] = [`${ws.id}-p`, `${ws.id}-p-v1`, `${ws.id}-p-v2`];
     await seed(v1, alias, 10);
     await os("PUT", `/${v2}`, { settings: { number_of_replicas: 0 } });
@@ -262,7 +267,7 @@ describe("a reindex step that fails", () => {
 
 describe("a reindex against hostile states and faults", () => {
   it("keeps the alias's filter and routing on the new index", async () => {
-    const ws = await Workspace.create();
+    await using ws = await Workspace.create();
     const [alias, v1, v2] = [`${ws.id}-p`, `${ws.id}-p-v1`, `${ws.id}-p-v2`];
     await seed(v1, `${ws.id}-other`, 100);
     const filter = { range: { seq: { lt: 50 } } };
@@ -296,10 +301,11 @@ describe("a reindex against hostile states and faults", () => {
         (r): Fault => (faulty && isSwap(r) ? swapFault : "forward"),
       );
       try {
-        const { ws, alias, v1, v2 } = await moving(200, {
+        await using fixture = await moving(200, {
           hosts: [fault.url],
           settings: `    timeout: ${timeout}\n`,
         });
+        const { ws, alias, v1, v2 } = fixture;
         const failed = await ws.run("--json");
         assert.equal(failed.code, 1, failed.out);
         assert.match(
@@ -341,7 +347,8 @@ describe("a reindex against hostile states and faults", () => {
       return "forward";
     });
     try {
-      const { ws, alias, v1, v2 } = await moving(200, { hosts: [fault.url] });
+      await using fixture = await moving(200, { hosts: [fault.url] });
+      const { ws, alias, v1, v2 } = fixture;
       const failed = await ws.run("--json");
       assert.equal(failed.code, 1, failed.out);
       assert.match(
@@ -393,7 +400,8 @@ describe("a reindex against hostile states and faults", () => {
         return "forward";
       });
       try {
-        const { ws, alias, v1, v2 } = await moving(200, { hosts: [fault.url] });
+        await using fixture = await moving(200, { hosts: [fault.url] });
+        const { ws, alias, v1, v2 } = fixture;
         for (const run of [1, 2]) {
           const failed = await ws.run("--json");
           assert.equal(failed.code, 1, failed.out);
@@ -430,10 +438,11 @@ describe("a reindex against hostile states and faults", () => {
       (r): Fault => (r.path.endsWith("/_block/write") ? "swallow" : "forward"),
     );
     try {
-      const { ws, alias } = await moving(50, {
+      await using fixture = await moving(50, {
         hosts: [fault.url],
         settings: SWALLOWED_TIMEOUT,
       });
+      const { ws, alias } = fixture;
       const failed = await ws.run("--json");
       assert.equal(failed.code, 1, failed.out);
       assert.match(
@@ -457,7 +466,8 @@ describe("a reindex against hostile states and faults", () => {
           : "forward",
     );
     try {
-      const { ws, alias } = await moving(50, { hosts: [fault.url] });
+      await using fixture = await moving(50, { hosts: [fault.url] });
+      const { ws, alias } = fixture;
       const failed = await ws.run("--json");
       assert.equal(failed.code, 1, failed.out);
       const message = failed.report!.error!.message;
@@ -480,7 +490,8 @@ describe("a reindex against hostile states and faults", () => {
       },
     );
     try {
-      const { ws, alias, v1, v2 } = await moving(500, { hosts: [fault.url] });
+      await using fixture = await moving(500, { hosts: [fault.url] });
+      const { ws, alias, v1, v2 } = fixture;
       const runner = startCli(["-m", "search", "-c", ws.configDir, "--sqlPath", ws.root]);
       await Promise.race([
         fault.waitFor((r) => r.path.startsWith("/_tasks/")),
@@ -514,7 +525,8 @@ describe("a reindex against hostile states and faults", () => {
   });
 
   it("stops with a failure naming the step, not a crash, on a malformed progress document", async () => {
-    const { ws } = await moving(10);
+    await using fixture = await moving(10);
+    const { ws } = fixture;
     await os("PUT", `/${ws.recordsIndex}`, { settings: { number_of_replicas: 0 } });
     const id = await recordId(ws.id, "2-products-reindex.json");
     await os("PUT", `/${ws.recordsIndex}/_doc/reindex-${id}?refresh=true`, { source: 1 });
@@ -528,7 +540,7 @@ describe("a reindex against hostile states and faults", () => {
   });
 
   it("refuses a source that is an alias, or that someone else blocked, and leaves that block", async () => {
-    const ws = await Workspace.create();
+    await using ws = await Workspace.create();
     const [alias, v1, v2] = [`${ws.id}-p`, `${ws.id}-p-v1`, `${ws.id}-p-v2`];
     await seed(v1, `${ws.id}-indirect`, 10);
     await file(ws, alias, v2, { source: `${ws.id}-indirect` });

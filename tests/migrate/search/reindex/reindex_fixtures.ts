@@ -95,7 +95,7 @@ export async function moving(count: number, options: Parameters<typeof Workspace
   const [alias, v1, v2] = [`${ws.id}-p`, `${ws.id}-p-v1`, `${ws.id}-p-v2`];
   await seed(v1, alias, count);
   await file(ws, alias, v2);
-  return { ws, alias, v1, v2 };
+  return { ws, alias, v1, v2, [Symbol.asyncDispose]: () => ws[Symbol.asyncDispose]() };
 }
 
 /** A 4xx refusal of a request, as a fault server answers it. */

@@ -16,7 +16,7 @@ import { assertMoved, file, isSwap, moving, REFUSED, seed, takeOver } from "./re
 
 describe("a reindex file on the real node", () => {
   it("moves 50,000 documents while a writer keeps writing, losing none and copying none twice", async () => {
-    const ws = await Workspace.create();
+    await using ws = await Workspace.create();
     const [alias, v1, v2] = [`${ws.id}-products`, `${ws.id}-products-v1`, `${ws.id}-products-v2`];
     await seed(v1, alias, 50_000);
     await file(ws, alias, v2);
@@ -56,7 +56,8 @@ describe("a reindex while an application creates, updates and deletes through th
     const order = copyThenBlock(() => writer!.writes);
     const fault = await startFaultServer(OPENSEARCH_URL, (r) => order.see(r));
     try {
-      const { ws, alias, v2 } = await moving(50_000, { hosts: [fault.url] });
+      await using fixture = await moving(50_000, { hosts: [fault.url] });
+      const { ws, alias, v2 } = fixture;
       writer = startAliasWriter(os, alias, 50_000);
       const run = await whileWriting(writer, () => ws.run("--json"));
       assert.equal(run.code, 0, run.out);
@@ -105,7 +106,8 @@ describe("a reindex runner killed with SIGKILL at a step", () => {
         (r): Fault => (holding && held(r) ? "hang" : "forward"),
       );
       try {
-        const { ws, alias, v1, v2 } = await moving(5_000, { hosts: [fault.url] });
+        await using fixture = await moving(5_000, { hosts: [fault.url] });
+        const { ws, alias, v1, v2 } = fixture;
         const writer = startAliasWriter(os, alias, 5_000);
         const runner = startCli(["-m", "search", "-c", ws.configDir, "--sqlPath", ws.root]);
         // The runner sent the request and waits for its answer, which never comes.
@@ -167,7 +169,8 @@ describe("a reindex while the copy runs", () => {
           : "forward",
     );
     try {
-      const { ws, alias, v1, v2 } = await moving(1_000, { hosts: [fault.url] });
+      await using fixture = await moving(1_000, { hosts: [fault.url] });
+      const { ws, alias, v1, v2 } = fixture;
       const run = await ws.ok();
       assert.match(run.err, new RegExp(`reindex ${v1} -> ${v2}: \\d+ of \\d+ document\\(s\\)`));
       assert.match(
@@ -197,7 +200,8 @@ describe("a reindex while the copy runs", () => {
           : "forward",
     );
     try {
-      const { ws, alias, v1, v2 } = await moving(2_000, { hosts: [fault.url] });
+      await using fixture = await moving(2_000, { hosts: [fault.url] });
+      const { ws, alias, v1, v2 } = fixture;
       const interrupt = new AbortController();
       const running = runCaptured(
         ["-m", "search", "-c", ws.configDir, "--sqlPath", ws.root, "--json"],
@@ -242,7 +246,7 @@ describe("a reindex while the copy runs", () => {
 
 describe("a reindex from an index outside any alias", () => {
   it("creates the alias on the new index, and deletes the source when asked", async () => {
-    const ws = await Workspace.create();
+    await using ws = await Workspace.create();
     const [alias, legacy, v2] = [`${ws.id}-p`, `${ws.id}-legacy`, `${ws.id}-p-v2`];
     await seed(legacy, `${ws.id}-unrelated`, 300);
     await os("POST", "/_aliases", {
@@ -272,7 +276,8 @@ describe("a reindex from an index outside any alias", () => {
 
 describe("the source of a reindex once the alias moved", () => {
   it("stays write-blocked; validate, drift, a later reindex of the alias and deleting it work", async () => {
-    const { ws, alias, v1, v2 } = await moving(100);
+    await using fixture = await moving(100);
+    const { ws, alias, v1, v2 } = fixture;
     await ws.ok();
     // A writer that names the index, bypassing the alias, is refused, not lost.
     const direct = await os("PUT", `/${v1}/_doc/direct`, { seq: -9, price: "1" });
@@ -295,7 +300,8 @@ describe("the source of a reindex once the alias moved", () => {
   });
 
   it("takes writes again when the file says unblock_source", async () => {
-    const { ws, alias, v1, v2 } = await moving(100);
+    await using fixture = await moving(100);
+    const { ws, alias, v1, v2 } = fixture;
     await file(ws, alias, v2, { unblock_source: true });
     const run = await ws.ok();
     assert.match(run.err, new RegExp(`writes to ${v1} unblocked, as the file asks`));
@@ -329,7 +335,7 @@ describe("what a reindex says it did", () => {
       return "forward";
     });
     try {
-      const moved = await moving(1_000, { hosts: [fault.url] });
+      await using moved = await moving(1_000, { hosts: [fault.url] });
       [v1, alias] = [moved.v1, moved.alias];
       const run = await moved.ws.ok();
       assert.ok(changed, "the prune read the source");
@@ -357,7 +363,8 @@ describe("what a reindex says it did", () => {
       (r): Fault => (refusing && isSwap(r) ? REFUSED : "forward"),
     );
     try {
-      const { ws, alias, v1, v2 } = await moving(100, { hosts: [fault.url] });
+      await using fixture = await moving(100, { hosts: [fault.url] });
+      const { ws, alias, v1, v2 } = fixture;
       const first = await ws.run();
       assert.equal(first.code, 1, "the swap is refused: rolled back");
       assert.match(first.err, new RegExp(`reindex: created ${v2}\\n`));

@@ -21,7 +21,7 @@ describe("a reindex undone on three nodes while an application writes through th
     // Seen only while the undo runs: the reindex's copy and block come first.
     let undoing = false;
     const front = await startFaultServer(NODES[0], (r) => undoing ? order.see(r) : "forward");
-    const ws = await Workspace.create();
+    await using ws = await Workspace.create();
     const [alias, users, v2] = [`${ws.id}-people`, `${ws.id}-users`, `${ws.id}-users-v2`];
     try {
       await recordsReady(ws.recordsIndex);

@@ -82,7 +82,15 @@ async function reindexed() {
   const cleanup = async () => {
     for (const index of [ws.recordsIndex, v1, v2, precious]) await os("DELETE", `/${index}`);
   };
-  return { ws, alias, v1, v2, precious, cleanup };
+  return {
+    ws,
+    alias,
+    v1,
+    v2,
+    precious,
+    cleanup,
+    [Symbol.asyncDispose]: () => ws[Symbol.asyncDispose](),
+  };
 }
 
 /** Nothing changed: precious keeps its 300 documents, outside the alias, which is still on v2. */
@@ -99,7 +107,7 @@ async function assertUntouched(
 
 describe("a reindex undo naming another index than the one the reindex moved off", () => {
   it("records the index the reindex moved the alias off, by name and index.uuid", async () => {
-    const r = await reindexed();
+    await using r = await reindexed();
     try {
       const record = await recordOf(r.ws, "V1__x-reindex.json");
       assert.deepEqual(record.previous_index, { name: r.v1, uuid: await uuidOf(r.v1) });
@@ -109,7 +117,7 @@ describe("a reindex undo naming another index than the one the reindex moved off
   });
 
   it("is refused before anything is written, naming the undo file and both indices", async () => {
-    const r = await reindexed();
+    await using r = await reindexed();
     try {
       await r.ws.file("U1__x-reindex.json", { alias: r.alias, index: r.precious });
       // The dry run refuses it as the run does.
@@ -141,7 +149,7 @@ describe("a reindex undo naming another index than the one the reindex moved off
   });
 
   it("is refused before a newer version is undone (undo --target)", async () => {
-    const r = await reindexed();
+    await using r = await reindexed();
     const later = `${r.ws.id}-later`;
     try {
       await r.ws.file("V2__later.json", {
@@ -170,7 +178,7 @@ describe("a reindex undo naming another index than the one the reindex moved off
   });
 
   it("keeps the previous index in the record when the file moves folder or is repaired", async () => {
-    const r = await reindexed();
+    await using r = await reindexed();
     try {
       const expected = { name: r.v1, uuid: await uuidOf(r.v1) };
       // Moved to another folder: its record is moved with it.
@@ -198,7 +206,7 @@ describe("a reindex undo naming another index than the one the reindex moved off
   });
 
   it("refuses the previous index's name on another index (deleted and made again)", async () => {
-    const r = await reindexed();
+    await using r = await reindexed();
     try {
       const before = await uuidOf(r.v1);
       assert.equal((await os("DELETE", `/${r.v1}`)).status, 200);
@@ -218,7 +226,7 @@ describe("a reindex undo naming another index than the one the reindex moved off
   });
 
   it("without the previous index in the record (an earlier version's), refuses until index_uuid confirms it", async () => {
-    const r = await reindexed();
+    await using r = await reindexed();
     try {
       // The record as Thaw versions before this one wrote it.
       await os("POST", `/${r.ws.recordsIndex}/_refresh`);

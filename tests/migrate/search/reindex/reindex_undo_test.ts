@@ -51,7 +51,7 @@ async function reindexed(count: number, host = OPENSEARCH_URL) {
     ? forward
     : new UndoRuns(ws.connection(host), alias, users, v2);
   runs.movedOff = forward.movedOff;
-  return { ws, alias, users, v2, runs };
+  return { ws, alias, users, v2, runs, [Symbol.asyncDispose]: () => ws[Symbol.asyncDispose]() };
 }
 
 /** The alias is on `index` only, as its write index, and `index` takes writes. */
@@ -69,7 +69,8 @@ async function assertBackOn(alias: string, index: string, made: string): Promise
 
 describe("a reindex undone on the real node", () => {
   it("puts back every create, update and delete made since the reindex, then the reindex runs again", async () => {
-    const { ws, alias, users, v2, runs } = await reindexed(2_000);
+    await using fixture = await reindexed(2_000);
+    const { ws, alias, users, v2, runs } = fixture;
     // What the application wrote since the reindex, through the alias.
     const lines: string[] = [];
     for (let n = 0; n < 300; n++) {
@@ -107,7 +108,8 @@ describe("a reindex undone on the real node", () => {
   });
 
   it("refuses, naming delete_source, when the previous index was deleted, and changes nothing", async () => {
-    const { ws, alias, users, v2, runs } = await reindexed(100);
+    await using fixture = await reindexed(100);
+    const { ws, alias, users, v2, runs } = fixture;
     assert.equal((await os("DELETE", `/${users}`)).status, 200);
     await assert.rejects(runs.runUndo(), (error: Error) => {
       assert.match(error.message, /reindex \(undo\) not started: the previous index .* is gone/);
@@ -128,7 +130,8 @@ describe("a reindex undone on the real node", () => {
   });
 
   it("refuses when the alias was moved on since the reindex, and changes nothing", async () => {
-    const { alias, users, v2, runs } = await reindexed(100);
+    await using fixture = await reindexed(100);
+    const { alias, users, v2, runs } = fixture;
     const v3 = `${v2}-v3`;
     assert.equal((await os("PUT", `/${v3}`)).status, 200);
     await os("POST", "/_aliases", {
@@ -162,7 +165,8 @@ describe("a reindex undo stopped at a step (the runner killed)", () => {
         (r) => holding && held(r) ? "hang" : "forward",
       );
       try {
-        const { alias, users, v2, runs } = await reindexed(3_000, fault.url);
+        await using fixture = await reindexed(3_000, fault.url);
+        const { alias, users, v2, runs } = fixture;
         held = test(v2);
         const writer = startAliasWriter(os, alias, 3_000);
         const lost = new AbortController();

@@ -72,6 +72,7 @@ async function node3HangingOn(
   return {
     ws,
     front,
+    [Symbol.asyncDispose]: () => ws[Symbol.asyncDispose](),
     hung: () => hung,
     ready: () => recordsReady(ws.recordsIndex),
     async close(names: string) {
@@ -136,7 +137,7 @@ describe("reindex with the node running the copy hung", () => {
     // throttled to 2,000 documents a second, the copy of 20 batches lasts 10 s at the least. Only
     // that first copy: a later run's copies go at full speed.
     let throttled = false;
-    const sick = await node3HangingOn(
+    await using sick = await node3HangingOn(
       (r) => r.method === "GET" && r.path.startsWith("/_tasks/"),
       5,
       "forward",
@@ -191,7 +192,7 @@ describe("reindex whose copy start was taken by a node that hung before answerin
   for (const [what, answer] of answers) {
     it(`never moves the alias while that node is away, since it may start the copy once back (${what})`, async () => {
       const seeded = 5_000;
-      const sick = await node3HangingOn(
+      await using sick = await node3HangingOn(
         (r) => r.method === "POST" && r.path.startsWith("/_reindex"),
         5,
         answer,
@@ -233,7 +234,7 @@ describe("reindex whose copy start was taken by a node that hung before answerin
 
 describe("the records index with the node of its primary hung", () => {
   it("has a replica, which the cluster promotes: the next run applies and remembers", async () => {
-    const ws = await Workspace.create({ hosts: NODES, settings: "    timeout: 5\n" });
+    await using ws = await Workspace.create({ hosts: NODES, settings: "    timeout: 5\n" });
     let hung: number | undefined;
     try {
       await ws.file(`1-${ws.id}-a-index.json`, { settings: { number_of_replicas: 1 } });
@@ -275,7 +276,7 @@ describe("the records index with the node of its primary hung", () => {
 describe("a template update taken by a node that hung", () => {
   it("is said when it is applied through another host, and --drift puts a later version back", async () => {
     // Every cluster-state update waits for a hung member until it leaves (about 3 s here).
-    const sick = await node3HangingOn(
+    await using sick = await node3HangingOn(
       (r) => r.method === "PUT" && r.path.startsWith("/_index_template/"),
       8,
     );
@@ -346,7 +347,7 @@ describe("a write block lifted on another node during the catch-up", () => {
       }
       return "forward";
     });
-    const ws = await Workspace.create({ hosts: [front.url] });
+    await using ws = await Workspace.create({ hosts: [front.url] });
     [alias, v1] = [`${ws.id}-p`, `${ws.id}-p-v1`];
     const v2 = `${ws.id}-p-v2`;
     try {
@@ -381,7 +382,7 @@ describe("a reindex on three nodes while an application writes through the alias
     let writer: ReturnType<typeof startAliasWriter> | undefined;
     const order = copyThenBlock(() => writer!.writes);
     const front = await startFaultServer(NODES[0], (r) => order.see(r));
-    const ws = await Workspace.create({ hosts: [front.url, NODES[1]] });
+    await using ws = await Workspace.create({ hosts: [front.url, NODES[1]] });
     const [alias, v1, v2] = [`${ws.id}-p`, `${ws.id}-p-v1`, `${ws.id}-p-v2`];
     try {
       await seedIndex(v1, alias, seeded);
@@ -433,7 +434,7 @@ async function writeOrGiveUp(url: string, method: string, path: string, body?: u
 describe("a reindex with a node hung from the first catch-up until after the run", () => {
   it("keeps the source write-blocked: every write acknowledged through that node, stale, is in the new index", async () => {
     const seeded = 1_200;
-    const ws = await Workspace.create({ hosts: NODES, settings: "    timeout: 20\n" });
+    await using ws = await Workspace.create({ hosts: NODES, settings: "    timeout: 20\n" });
     const [alias, v1, v2] = [`${ws.id}-p`, `${ws.id}-p-v1`, `${ws.id}-p-v2`];
     const numberOf = (name: string) => Number(name.replace("node-", ""));
     // The hung node is neither the records' primary nor the cluster manager (the run would only
@@ -519,7 +520,7 @@ describe("a reindex with a node hung from the first catch-up until after the run
 
 describe("drift after a rollover on the three-node cluster", () => {
   it("never puts the alias back on the file's index: writes through it keep working", async () => {
-    const ws = await Workspace.create({ hosts: NODES });
+    await using ws = await Workspace.create({ hosts: NODES });
     const [name, alias, next] = [`${ws.id}_logs-000001`, `${ws.id}_logs`, `${ws.id}_logs-000002`];
     try {
       await ws.file(`${name}-index.json`, {

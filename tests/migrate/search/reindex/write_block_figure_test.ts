@@ -47,7 +47,7 @@ async function withReindex(
   rule: (users: string) => (r: Received) => Fault,
   test: (r: Reindex) => Promise<void>,
 ): Promise<void> {
-  const ws = await Workspace.create();
+  await using ws = await Workspace.create();
   const [alias, users, v2] = [`${ws.id}-people`, `${ws.id}-users`, `${ws.id}-users-v2`];
   await seed(users, alias, 100);
   const fault = await startFaultServer(OPENSEARCH_URL, rule(users));
