@@ -4,6 +4,7 @@ import type { Consumer } from "@platformatic/kafka";
 import type { ContextLogger } from "../../context/class_record.ts";
 import { loggable } from "../../observe/loggable.ts";
 import { Backoff } from "../../runtime/backoff.ts";
+import { FailureStreak } from "./failure_streak.ts";
 import type { KafkaClientModule } from "./kafka_client.ts";
 import type { Generation } from "./generation.ts";
 import { type KafkaRecord, kafkaRecord } from "./kafka_record.ts";
@@ -51,14 +52,12 @@ export class PartitionFetcher {
 
   /**
    * Fetches for `generation` until it ends or `closing` says so; a failure waits (0.4 s doubling
-   * to 5 s) and tries again, said in the log at the first and every tenth in a row, and at once
-   * when its cause is not the last one said (an offset the broker refused, then the reset that
-   * `none` refuses, is two things to fix).
+   * to 5 s) and tries again, said in the log as {@linkcode FailureStreak} decides: the first of
+   * each kind in a row, and every tenth.
    */
   async run(generation: Generation, closing: () => boolean): Promise<void> {
     const { logger, where, groupId } = this.#settings;
-    let failures = 0;
-    let said = "";
+    const failures = new FailureStreak();
     while (generation.active && !closing()) {
       try {
         await this.#position(generation);
@@ -71,22 +70,20 @@ export class PartitionFetcher {
           continue;
         }
         await this.#fetch(generation, ready);
-        failures = 0;
-        said = "";
+        failures.succeeded();
       } catch (error) {
         if (!generation.active || closing()) break;
-        failures += 1;
+        const said = failures.failed(error);
         this.#consumer().clearMetadata();
-        const cause = error instanceof Error ? error.message : String(error);
-        if (failures === 1 || failures % 10 === 0 || cause !== said) {
-          said = cause;
+        if (said) {
           (logger.warn ?? logger.error).call(
             logger,
-            `${where}: fetching for group "${groupId}" failed (${failures} in a row); trying again`,
+            `${where}: fetching for group "${groupId}" failed (${failures.count} in a row); ` +
+              "trying again",
             loggable(error),
           );
         }
-        await generation.pause(FETCH_BACKOFF.delayOf(failures));
+        await generation.pause(FETCH_BACKOFF.delayOf(failures.count));
       }
     }
   }
