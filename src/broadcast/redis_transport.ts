@@ -29,7 +29,11 @@ interface RedisClient {
 
 const STRICT_UTF8 = /* @__PURE__ */ new TextDecoder("utf-8", { fatal: true });
 
-// A publish that got no answer within the connection's liveness bound.
+// How long the publishes in flight at close may wait for their answers: a sound Redis answers in
+// milliseconds, and one that answers nothing must not hold the app's shutdown.
+const CLOSE_WITHIN_MS = 1000;
+
+// A publish (or a close) that got no answer in time.
 class NoAnswer extends Error {
   constructor(ms: number) {
     super(`no answer within ${ms} ms`);
@@ -116,7 +120,7 @@ export class RedisTransport implements BroadcastTransport {
         () => new NoAnswer(socketTimeout),
       );
     } catch (error) {
-      if (error instanceof NoAnswer) this.#replace(publisher);
+      if (error instanceof NoAnswer) this.#replace(publisher, error);
       throw transportFailure("publish on", this.name, error);
     }
   }
@@ -124,11 +128,14 @@ export class RedisTransport implements BroadcastTransport {
   // A publish got no answer in time: the connection goes, and a new one takes its place. Written
   // to by each publish, a connection that reaches no server (a firewall dropped it) never goes
   // quiet enough to be cut for it, and would fail every publish for as long as the app publishes.
-  #replace(stale: RedisClient): void {
+  #replace(stale: RedisClient, why: NoAnswer): void {
     // One that is not ready is reconnecting already.
     if (this.#closed || this.#publisher !== stale || !stale.isReady) return;
     const fresh = this.#heard(stale.duplicate());
     this.#publisher = fresh;
+    // Said as the incident it is; the stale client's own failures, which its end brings (its
+    // commands in flight, a ping), are no longer anyone's to hear.
+    this.#wentDown(why);
     stale.destroy();
     // Connects for ever (the first connections were made); a close meanwhile ends it.
     fresh.connect().catch(() => {});
@@ -136,15 +143,12 @@ export class RedisTransport implements BroadcastTransport {
 
   // Every failure of a client is also an `error` event: one unheard would end the process.
   #heard(client: RedisClient): RedisClient {
+    const current = () => client === this.#publisher || client === this.#subscriber;
     client.on("error", (error: never) => {
-      // Before the first connection the start's own failure says it.
-      if (this.#down || this.#closed || !this.#connected) return;
-      this.#down = true;
-      this.#warn(`Broadcaster: ${this.name} is unavailable, reconnecting:`, error);
+      if (current()) this.#wentDown(error);
     });
     // node-redis's destroy() ends no socket that is still connecting: a client replaced or closed
     // by then would connect, and ping on with no one left to stop it. Ended again as it connects.
-    const current = () => client === this.#publisher || client === this.#subscriber;
     client.on("connect", () => {
       if (!current()) client.destroy();
     });
@@ -155,6 +159,14 @@ export class RedisTransport implements BroadcastTransport {
     return client;
   }
 
+  // One line per incident, until a connection is ready again.
+  #wentDown(error: unknown): void {
+    // Before the first connection the start's own failure says it.
+    if (this.#down || this.#closed || !this.#connected) return;
+    this.#down = true;
+    this.#warn(`Broadcaster: ${this.name} is unavailable, reconnecting:`, error);
+  }
+
   async close(): Promise<void> {
     this.#closed = true;
     const clients = [this.#publisher, this.#subscriber];
@@ -162,9 +174,11 @@ export class RedisTransport implements BroadcastTransport {
     await Promise.all(clients.map(async (client) => {
       if (client === undefined) return;
       try {
-        await client.close();
+        // node-redis's close() waits for the answers to what was sent: from a Redis that answers
+        // nothing, for ever (a connection cut mid-handshake ends it neither).
+        await deadline(client.close(), CLOSE_WITHIN_MS, () => new NoAnswer(CLOSE_WITHIN_MS));
       } catch {
-        client.destroy(); // never connected, or already gone
+        client.destroy(); // never connected, already gone, or silent
       }
     }));
   }

@@ -231,8 +231,45 @@ describe(`broadcast through Redis pub/sub on ${RUNTIME}`, () => {
       // publishing one is written to all along by the publishes below, so it never goes quiet.
       proxy.sever();
       await feedGoesOn(replica, "room:d", stream);
+      // Said with its cause (each connection lost in it may say so once): never as the end of
+      // the client replaced, which the replacing brings about.
+      const said = replica.logger.lines.filter(([line]) => String(line).includes("is unavailable"));
+      assert.ok(said.length >= 1, "the incident said");
+      for (const [, cause] of said) assert.doesNotMatch(String(cause), /Disconnects client/);
     } finally {
       await replica.server.close();
+      await proxy.down();
+    }
+  });
+
+  it("closes without waiting on a Redis that answers nothing", async () => {
+    const proxy = await tcpProxy("127.0.0.1", redis.port);
+    await proxy.up();
+    const replica = await startReplica({
+      thaw: {
+        broadcast: {
+          transport: "redis",
+          redis: { url: `redis://127.0.0.1:${proxy.port}`, channel: `${CHANNEL}:frozen` },
+        },
+      },
+      server: { "shutdown-timeout": 10 },
+    });
+    let closed = false;
+    try {
+      await replica.broadcaster.publish("room:f", 0);
+      proxy.hold();
+      // Written, and never answered.
+      const waiting = replica.broadcaster.publish("room:f", 1).catch((error: Error) => error);
+      await replica.server.close();
+      closed = true;
+      assert.match(String(await waiting), /could not publish/);
+      // Past the shutdown's bound the broadcaster's close would be said to have timed out.
+      const late = replica.logger.lines.filter((args) =>
+        /timed out/.test(args.map(String).join(" "))
+      );
+      assert.deepEqual(late, []);
+    } finally {
+      if (!closed) await replica.server.close();
       await proxy.down();
     }
   });
