@@ -140,13 +140,18 @@ export class Workspace implements AsyncDisposable {
   ): Promise<Workspace> {
     const ws = new Workspace(await tempDir("thaw-search-"));
     const hosts = (options.hosts ?? [OPENSEARCH_URL]).map((h) => JSON.stringify(h)).join(", ");
-    await mkdir(ws.configDir, { recursive: true });
-    await writeFile(
-      join(ws.configDir, "application.yml"),
-      `search:\n  - name: ${ws.id}\n    hosts: [${hosts}]\n${options.settings ?? ""}` +
-        `    migrations:\n      enabled: true\n      index: ${ws.recordsIndex}\n` +
-        (options.migrations ?? ""),
-    );
+    try {
+      await mkdir(ws.configDir, { recursive: true });
+      await writeFile(
+        join(ws.configDir, "application.yml"),
+        `search:\n  - name: ${ws.id}\n    hosts: [${hosts}]\n${options.settings ?? ""}` +
+          `    migrations:\n      enabled: true\n      index: ${ws.recordsIndex}\n` +
+          (options.migrations ?? ""),
+      );
+    } catch (error) {
+      await ws[Symbol.asyncDispose]();
+      throw error;
+    }
     return ws;
   }
 

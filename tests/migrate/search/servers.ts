@@ -42,7 +42,8 @@ export interface Helper {
 /** Stops `child`, then removes its folder. */
 function stopper(child: ChildProcess, dir: TempDir): () => Promise<void> {
   return async () => {
-    if (child.exitCode === null) {
+    // Ended by a signal, a child has no exit code, and its `exit` came already.
+    if (child.exitCode === null && child.signalCode === null) {
       const exited = new Promise((r) => child.once("exit", r));
       child.kill("SIGTERM");
       await exited;
