@@ -64,6 +64,32 @@ describe(`broadcast through Redis pub/sub on ${RUNTIME}`, () => {
     }
   }
 
+  // A replica whose Redis is reached through a proxy (on its own Redis channel), which a test
+  // freezes or cuts; `server` is the replica's server configuration.
+  async function behindProxy(name: string, server: Record<string, unknown>) {
+    const proxy = await tcpProxy("127.0.0.1", redis.port);
+    await proxy.up();
+    const replica = await startReplica({
+      thaw: {
+        broadcast: {
+          transport: "redis",
+          redis: { url: `redis://127.0.0.1:${proxy.port}`, channel: `${CHANNEL}:${name}` },
+        },
+      },
+      server,
+    });
+    return { proxy, replica };
+  }
+
+  // A stream of `room` on the replica, which got "0" through Redis.
+  async function streamWithFirst(replica: Replica, room: string): Promise<SseClient> {
+    const stream = await sseClient(`${replica.base}/rooms/${room.slice("room:".length)}/feed`);
+    await untilHolds(() => replica.broadcaster.subscribers(room) === 1, "a stream");
+    await replica.broadcaster.publish(room, 0);
+    assert.deepEqual(await stream.received(1), ["0"]);
+    return stream;
+  }
+
   it("publishes from either replica to the streams and sockets of both, in order", async () => {
     const config = {
       thaw: { broadcast: { transport: "redis", redis: { url: redis.url, channel: CHANNEL } } },
@@ -156,25 +182,11 @@ describe(`broadcast through Redis pub/sub on ${RUNTIME}`, () => {
   });
 
   it("fails a publish to a Redis that stops answering, and subscribes again once it answers", async () => {
-    const channel = `${CHANNEL}:silent`;
     // A Redis that keeps its connections and answers nothing: a frozen server, or a network that
     // drops every packet, where no connection is ever cut to tell the client.
-    const proxy = await tcpProxy("127.0.0.1", redis.port);
-    await proxy.up();
-    const replica = await startReplica({
-      thaw: {
-        broadcast: {
-          transport: "redis",
-          redis: { url: `redis://127.0.0.1:${proxy.port}`, channel },
-        },
-      },
-      server: { sse: { heartbeat: "100ms" } },
-    });
+    const { proxy, replica } = await behindProxy("silent", { sse: { heartbeat: "100ms" } });
     try {
-      const stream = await sseClient(`${replica.base}/rooms/s/feed`);
-      await untilHolds(() => replica.broadcaster.subscribers("room:s") === 1, "a stream");
-      await replica.broadcaster.publish("room:s", 0);
-      assert.deepEqual(await stream.received(1), ["0"]);
+      const stream = await streamWithFirst(replica, "room:s");
       // The subscribed connection pings too, which a sound Redis answers as any other.
       await until(
         async () => (await clientList()).some((c) => /sub=1 .*cmd=ping/.test(c)),
@@ -209,23 +221,9 @@ describe(`broadcast through Redis pub/sub on ${RUNTIME}`, () => {
   });
 
   it("replaces a publishing connection the network dropped, though it is published on all along", async () => {
-    const channel = `${CHANNEL}:severed`;
-    const proxy = await tcpProxy("127.0.0.1", redis.port);
-    await proxy.up();
-    const replica = await startReplica({
-      thaw: {
-        broadcast: {
-          transport: "redis",
-          redis: { url: `redis://127.0.0.1:${proxy.port}`, channel },
-        },
-      },
-      server: { sse: { heartbeat: "100ms" } },
-    });
+    const { proxy, replica } = await behindProxy("severed", { sse: { heartbeat: "100ms" } });
     try {
-      const stream = await sseClient(`${replica.base}/rooms/d/feed`);
-      await untilHolds(() => replica.broadcaster.subscribers("room:d") === 1, "a stream");
-      await replica.broadcaster.publish("room:d", 0);
-      assert.deepEqual(await stream.received(1), ["0"]);
+      const stream = await streamWithFirst(replica, "room:d");
       // Both connections now reach no server, and nothing cuts them: a firewall dropped them.
       // The subscribed one goes quiet (its ping waits on an answer) and is cut for it; the
       // publishing one is written to all along by the publishes below, so it never goes quiet.
@@ -243,17 +241,7 @@ describe(`broadcast through Redis pub/sub on ${RUNTIME}`, () => {
   });
 
   it("closes without waiting on a Redis that answers nothing", async () => {
-    const proxy = await tcpProxy("127.0.0.1", redis.port);
-    await proxy.up();
-    const replica = await startReplica({
-      thaw: {
-        broadcast: {
-          transport: "redis",
-          redis: { url: `redis://127.0.0.1:${proxy.port}`, channel: `${CHANNEL}:frozen` },
-        },
-      },
-      server: { "shutdown-timeout": 10 },
-    });
+    const { proxy, replica } = await behindProxy("frozen", { "shutdown-timeout": 10 });
     let closed = false;
     try {
       await replica.broadcaster.publish("room:f", 0);
