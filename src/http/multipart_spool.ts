@@ -115,6 +115,9 @@ export class UploadSpool {
   readonly #handles = new Set<FsPromises.FileHandle>();
   // The files' readers: a stream the handler read in part and left is closed by `release`.
   readonly #reads: Reads = new Reads();
+  // Files being opened: `release` waits for them, so that none is left once it resolves (the
+  // request timeout answers 503 then).
+  readonly #opening = new Set<Promise<unknown>>();
   #released = false;
 
   /** @param location the folder of the files; the OS's temporary folder when `undefined` */
@@ -124,22 +127,27 @@ export class UploadSpool {
 
   /** A new temporary file for the part `name`, sent as `filename` with `type`. */
   async create(name: string, filename: string, type: string): Promise<SpoolFile> {
+    // Work queued before the request was abandoned may still ask: it gets no file.
+    if (this.#released) throw released(name);
     const { fsp, os, path } = spoolFileSystem();
     let folder = this.#location;
     let file: string;
     let handle: FsPromises.FileHandle;
+    let opening: Promise<FsPromises.FileHandle> | undefined;
     try {
       folder ??= os.tmpdir();
       file = path.join(folder, `thaw-upload-${crypto.randomUUID()}`);
       // `wx`: a file of that name already there is an error, never one to write into.
-      handle = await fsp.open(file, "wx", 0o600);
+      opening = this.#open(fsp, file);
+      this.#opening.add(opening);
+      handle = await opening;
     } catch (error) {
       throw spoolError(name, folder, error);
+    } finally {
+      if (opening !== undefined) this.#opening.delete(opening);
     }
-    this.#paths.push(file);
-    live.keep(file);
-    this.#handles.add(handle);
-    if (this.#released) await this.release();
+    // Released while it was opened: `release` waited for it and deletes it.
+    if (this.#released) throw released(name);
     let size = 0;
     // A body arrives in chunks of 16 to 64 KiB: written as they come, each would cost a system
     // call and a turn of the event loop. They are gathered into one buffer, written when full.
@@ -176,11 +184,21 @@ export class UploadSpool {
     };
   }
 
-  /** Deletes every file made so far, and any made later. */
+  // Opens `file` and keeps it, for `release` to delete.
+  async #open(fsp: typeof FsPromises, file: string): Promise<FsPromises.FileHandle> {
+    const handle = await fsp.open(file, "wx", 0o600);
+    this.#paths.push(file);
+    live.keep(file);
+    this.#handles.add(handle);
+    return handle;
+  }
+
+  /** Deletes every file made so far, those still being opened included; makes no more. */
   async release(): Promise<void> {
     this.#released = true;
     const fs = fileSystem();
     if (fs === null) return;
+    await Promise.allSettled(this.#opening);
     const handles = [...this.#handles];
     this.#handles.clear();
     const paths = this.#paths.splice(0);
@@ -190,6 +208,10 @@ export class UploadSpool {
       paths.map((file) => fs.fsp.rm(file, { force: true }).then(() => live.gone(file), () => {})),
     );
   }
+}
+
+function released(name: string): Error {
+  return new Error(`Request part '${name}' was not spooled: the request is done with its upload`);
 }
 
 function spoolError(name: string, folder: string | undefined, cause: unknown): Error {

@@ -77,14 +77,31 @@ describe("UploadSpool", () => {
     await spool.release();
   });
 
-  it("release deletes files still open, and any made after it", async () => {
+  it("release deletes files still open, and refuses to make more", async () => {
     const spool = new UploadSpool(location);
     const open = await spool.create("f", "a.bin", "application/octet-stream");
     await open.write(new Uint8Array(10));
     assert.equal((await readdir(location)).length, 1);
     await spool.release();
     assert.deepEqual(await readdir(location), []);
-    await spool.create("g", "b.bin", "application/octet-stream");
+    await assert.rejects(spool.create("g", "b.bin", "application/octet-stream"), {
+      message: "Request part 'g' was not spooled: the request is done with its upload",
+    });
+    assert.deepEqual(await readdir(location), []);
+  });
+
+  it("a file still being made when release is called is gone once release resolves", async () => {
+    // A request abandoned by its timeout answers 503 once release resolves: a part whose file was
+    // being opened then must not leave it behind.
+    const spool = new UploadSpool(location);
+    const making = spool.create("f", "a.bin", "application/octet-stream")
+      .then(() => "made", (error: Error) => error.message);
+    await spool.release();
+    assert.deepEqual(await readdir(location), []);
+    assert.equal(
+      await making,
+      "Request part 'f' was not spooled: the request is done with its upload",
+    );
     assert.deepEqual(await readdir(location), []);
   });
 
