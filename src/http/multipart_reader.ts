@@ -130,18 +130,16 @@ async function readStreamed(
       forget();
       return multipartBody(parts.list);
     }
-    return multipartBody(parts.list, () => {
-      forget();
-      return spool.release();
-    });
+    // Registered until the files are gone: a timeout due meanwhile answers once they are.
+    return multipartBody(parts.list, () => spool.release().finally(forget));
   } catch (error) {
-    forget();
     if (!ended) {
       // The rest of the body is left unread: the server must not read it either.
       abandonBody(raw);
       await reader.cancel().catch(() => {});
     }
     await parts.abandon();
+    forget();
     throw error;
   }
 }

@@ -119,6 +119,9 @@ export class UploadSpool {
   // request timeout answers 503 then).
   readonly #opening = new Set<Promise<unknown>>();
   #released = false;
+  // The one release: a second call (the request abandoned while its form is released) waits for
+  // the same deletions rather than resolving before they are done.
+  #releasing: Promise<void> | undefined;
 
   /** @param location the folder of the files; the OS's temporary folder when `undefined` */
   constructor(location: string | undefined) {
@@ -127,7 +130,8 @@ export class UploadSpool {
 
   /** A new temporary file for the part `name`, sent as `filename` with `type`. */
   async create(name: string, filename: string, type: string): Promise<SpoolFile> {
-    // Work queued before the request was abandoned may still ask: it gets no file.
+    // Work queued before the request was abandoned may still ask: it gets no file. From this
+    // check to the open's entry in `#opening` nothing may wait: `release` would miss the file.
     if (this.#released) throw released(name);
     const { fsp, os, path } = spoolFileSystem();
     let folder = this.#location;
@@ -193,9 +197,16 @@ export class UploadSpool {
     return handle;
   }
 
-  /** Deletes every file made so far, those still being opened included; makes no more. */
-  async release(): Promise<void> {
+  /**
+   * Deletes every file made so far, those still being opened included; makes no more. Every call
+   * resolves once all of them are deleted.
+   */
+  release(): Promise<void> {
     this.#released = true;
+    return this.#releasing ??= this.#deleteAll();
+  }
+
+  async #deleteAll(): Promise<void> {
     const fs = fileSystem();
     if (fs === null) return;
     await Promise.allSettled(this.#opening);

@@ -105,6 +105,17 @@ describe("UploadSpool", () => {
     assert.deepEqual(await readdir(location), []);
   });
 
+  it("a second release resolves once the files are deleted, as the first", async () => {
+    // The request abandoned while its form is released calls it a second time: its 503 waits.
+    const spool = new UploadSpool(location);
+    const open = await spool.create("f", "a.bin", "application/octet-stream");
+    await open.write(new Uint8Array(10));
+    const first = spool.release();
+    await spool.release();
+    assert.deepEqual(await readdir(location), []);
+    await first;
+  });
+
   it("a folder it cannot write to is an error naming the part, the folder and the key", async () => {
     const spool = new UploadSpool(join(location, "missing", "folder"));
     await assert.rejects(

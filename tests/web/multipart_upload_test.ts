@@ -13,6 +13,7 @@ import {
   GetMapping,
   HttpRequest,
   PostMapping,
+  RequestParam,
   RequestPart,
   RestController,
 } from "../../mod.ts";
@@ -363,6 +364,16 @@ describe("an upload when server.request-timeout passes", () => {
       started.push("size");
       return String(f.size);
     }
+
+    // Answers past the timeout, holding the event loop: the timer is due as the upload's files
+    // are being deleted, after the answer.
+    @PostMapping("/busy", RequestPart("f", { type: File }), RequestParam("ms", { type: Number }))
+    busy(_f: File, ms: number): string {
+      started.push("busy");
+      const until = performance.now() + ms;
+      while (performance.now() < until) { /* the event loop is held */ }
+      return "done";
+    }
   }
 
   before(async () => {
@@ -415,6 +426,25 @@ describe("an upload when server.request-timeout passes", () => {
     assert.deepEqual(await readdir(timedLocation), []);
     await wasCancelled;
     assert.deepEqual(started, []);
+  });
+
+  it("a timeout due while the answer's files are deleted: 503 once they are gone", async () => {
+    // The handler holds the event loop past the timeout: the timer is due as the files go after
+    // its answer. Whatever the answer, no file is left once it is there; the turns go on until
+    // the timer came during the deletions (a 503 from a handler that ran). A read that outlasts
+    // the timeout (a loaded machine) doubles it; deletions that beat the timer (a 200) try again.
+    let ms = 50;
+    for (let turn = 1;; turn++) {
+      started.length = 0;
+      const { body } = streamed([...filePart("f", "a.bin", content(20_000)), CLOSE]);
+      const res = await send(await timedApp(ms), `/busy?ms=${ms * 2}`, body);
+      await res.body?.cancel();
+      assert.deepEqual(await readdir(timedLocation), [], `turn ${turn}: answered ${res.status}`);
+      if (res.status === 503 && started.length > 0) break;
+      assert.ok(turn < 20 && ms < 60_000, `the timer never came during the deletions`);
+      if (started.length === 0) ms *= 2;
+      else assert.equal(res.status, 200);
+    }
   });
 
   it("a handler that never settles: 503, and its temporary file is gone", async () => {
