@@ -6,6 +6,17 @@ import { startCli } from "../cli_process.ts";
 import { type SqlWorkspace, workspaces } from "./databases.ts";
 
 /**
+ * A MariaDB named lock taken by the test, named `prefix` and a suffix of its own: a name is the
+ * whole server's, which another runtime's run of this file may be using at once.
+ */
+async function heldGate(ws: SqlWorkspace, prefix: string): Promise<string> {
+  const gate = `${prefix}_${crypto.randomUUID().slice(0, 8)}`;
+  const [{ held }] = await ws.query(`SELECT GET_LOCK('${gate}', 0) AS held`);
+  assert.equal(Number(held), 1, `the test could not take ${gate}`);
+  return gate;
+}
+
+/**
  * Runs the CLI with `args` until its file waits on the test's `gate` (a MariaDB named lock the test
  * holds), polled in the process list since there is no event to wait on, then kills it with
  * SIGKILL and releases the gate. A runner that ends before reaching the gate fails the test.
@@ -42,12 +53,12 @@ describe("a runner killed in the middle of an undo file on mysql", () => {
     await ws.file("V2__b.sql", "create table B (V int);\n");
     await ws.ok();
     // The undo drops B, then waits on a gate the test holds: half of it is committed.
-    await ws.query("SELECT GET_LOCK('gate81', 0)");
+    const gate = await heldGate(ws, "gate81");
     await ws.file(
       "U2__b.sql",
-      "drop table B;\nSELECT GET_LOCK('gate81', 600);\ncreate table AFTER_GATE (V int);\n",
+      `drop table B;\nSELECT GET_LOCK('${gate}', 600);\ncreate table AFTER_GATE (V int);\n`,
     );
-    await killedAtGate(ws, "gate81", ["undo"]);
+    await killedAtGate(ws, gate, ["undo"]);
     assert.equal(await ws.count("B"), undefined, "the undo's first statement is committed");
 
     const status = await ws.ok("status", "--json");
@@ -86,12 +97,12 @@ describe("a runner killed in the middle of an undo file on mysql", () => {
   it("leaves a forward file in progress too, not pending: no run starts it again over what it committed", async () => {
     const ws = await workspace();
     await ws.file("V1__a.sql", "create table A (V int);\n");
-    await ws.query("SELECT GET_LOCK('gate82', 0)");
+    const gate = await heldGate(ws, "gate82");
     await ws.file(
       "V2__b.sql",
-      "create table B (V int);\nSELECT GET_LOCK('gate82', 600);\ncreate table C (V int);\n",
+      `create table B (V int);\nSELECT GET_LOCK('${gate}', 600);\ncreate table C (V int);\n`,
     );
-    await killedAtGate(ws, "gate82", []);
+    await killedAtGate(ws, gate, []);
     const status = await ws.ok("status", "--json");
     assert.deepEqual(
       status.report!.connections[0].files.map((f) =>

@@ -23,17 +23,26 @@ function gate(kind: Exclude<Kind, "sqlite">, ws: SqlWorkspace, id: number) {
           ))[0].n,
         ) > 0,
     }
-    : {
-      file: `SELECT GET_LOCK('gate${id}', 600);\n`,
-      close: () => ws.query(`SELECT GET_LOCK('gate${id}', 0)`),
-      open: () => ws.query(`SELECT RELEASE_LOCK('gate${id}')`),
-      reached: async () =>
-        Number(
-          (await ws.query(
-            `SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE INFO LIKE 'SELECT GET_LOCK(''gate${id}'', 600)%'`,
-          ))[0].n,
-        ) > 0,
-    };
+    : mysqlGate(ws, `gate${id}_${crypto.randomUUID().slice(0, 8)}`);
+}
+
+// A name of MariaDB's GET_LOCK is the whole server's: another runtime's run of this file may be
+// using the same server at once, so each gate's name is its own.
+function mysqlGate(ws: SqlWorkspace, name: string) {
+  return {
+    file: `SELECT GET_LOCK('${name}', 600);\n`,
+    close: async () => {
+      const [{ held }] = await ws.query(`SELECT GET_LOCK('${name}', 0) AS held`);
+      assert.equal(Number(held), 1, `the test could not take ${name}`);
+    },
+    open: () => ws.query(`SELECT RELEASE_LOCK('${name}')`),
+    reached: async () =>
+      Number(
+        (await ws.query(
+          `SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE INFO LIKE 'SELECT GET_LOCK(''${name}'', 600)%'`,
+        ))[0].n,
+      ) > 0,
+  };
 }
 
 /** Polls a condition of the database (there is no event to wait on) until it holds. */
