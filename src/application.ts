@@ -36,6 +36,7 @@ import type { DataFeature } from "./data/data_feature.ts";
 import type { SearchFeature } from "./search/search_feature.ts";
 import type { TasksFeature } from "./tasks/tasks_feature.ts";
 import type { KafkaFeature } from "./kafka/kafka_feature.ts";
+import type { JobsFeature } from "./jobs/jobs_feature.ts";
 import type { SecurityFeature } from "./security/security_feature.ts";
 import type { LoggingFeature } from "./logging/logging_feature.ts";
 import {
@@ -128,6 +129,11 @@ export interface BootstrapOptions {
    */
   readonly kafka?: KafkaFeature | false | undefined;
   /**
+   * Durable background jobs: `JobQueue` as a bean, and `@JobHandler` methods running the jobs
+   * of their queue, kept in a datasource's table: `jobs()` of `@thaw/thaw/jobs`.
+   */
+  readonly jobs?: JobsFeature | false | undefined;
+  /**
    * The JWT resource server: every route needs a caller with a valid bearer token unless
    * `@PermitAll()` or `security.permit-all` says otherwise: `security()` of `@thaw/thaw/security`.
    */
@@ -184,9 +190,10 @@ export interface Application {
   /** The bean of a class (an instance of it) or of a name; throws `NoSuchBeanError`. */
   getBean<T>(token: Class<T> | string): T;
   /**
-   * Starts the `@Scheduled` jobs, for an app served some other way than `listen(app)`, which
-   * starts them itself. A second call does nothing, nor does a call after `close()`, nor one
-   * with `thaw.scheduling.enabled: false`. A plain function.
+   * Starts the `@Scheduled` jobs, the `@Daemon` beans and the `@JobHandler` workers, for an app
+   * served some other way than `listen(app)`, which starts them itself. A second call does
+   * nothing, nor does a call after `close()`; the scheduled jobs stay off with
+   * `thaw.scheduling.enabled: false`. A plain function.
    */
   start(): void;
   /**
@@ -252,6 +259,7 @@ const OPTIONS = new Set([
   "search",
   "tasks",
   "kafka",
+  "jobs",
   "security",
   "logging",
 ]);

@@ -19,6 +19,7 @@ interface OptionFeature {
     | "search"
     | "tasks"
     | "kafka"
+    | "jobs"
     | "security"
     | "actuator"
     | "openapi";
@@ -46,6 +47,8 @@ const OPTION_FEATURES: readonly OptionFeature[] = [
   // Its keys are unknown to an app that does not import it: they never ask for it either.
   { option: "tasks" },
   { option: "kafka", section: "kafka", needs: "the Kafka client" },
+  // After the datasources, whose clients it keeps its jobs with.
+  { option: "jobs", section: "jobs", needs: "the job queue" },
   // Before the actuator, whose routes (on a port of their own too) it guards.
   { option: "security", section: "security.oauth2", needs: "the resource server" },
   { option: "actuator", section: "management", needs: "the actuator" },

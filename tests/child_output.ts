@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import process from "node:process";
 
 /** A child process whose output a test reads line by line, as it comes. */
 export interface WatchedChild {
@@ -13,10 +14,17 @@ export interface WatchedChild {
 
 /**
  * Spawns `command` and keeps its output, so that a test waits on what the process says (a line
- * that matches) rather than on time.
+ * that matches) rather than on time. `env` is added to the test's own environment.
  */
-export function watchChild(command: string, args: readonly string[]): WatchedChild {
-  const child = spawn(command, args, { stdio: ["pipe", "pipe", "pipe"] });
+export function watchChild(
+  command: string,
+  args: readonly string[],
+  env: Readonly<Record<string, string>> = {},
+): WatchedChild {
+  const child = spawn(command, args, {
+    stdio: ["pipe", "pipe", "pipe"],
+    env: { ...process.env, ...env },
+  });
   let out = "";
   let err = "";
   const waiting: { pattern: RegExp; resolve: (line: string) => void }[] = [];

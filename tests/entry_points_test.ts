@@ -25,6 +25,7 @@ describe("entry points, each imported alone", () => {
       "./cli",
       "./config",
       "./data",
+      "./jobs",
       "./kafka",
       "./lock-sql",
       "./logging",

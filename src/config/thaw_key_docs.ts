@@ -62,6 +62,13 @@ export const KEY_DOCS: Readonly<Record<SettingKey, string>> = {
     "How long `close()` lets the executors' running and queued runs finish before it drops the rest: `30s` when unset, a duration (`500ms`, `PT30S`; a number is ms).",
   "thaw.task.executors":
     "Named executors for `@Async(name)`, each with the keys of `thaw.task.execution.pool` (`thaw.task.executors.mail.pool.max-size`).",
+  "jobs.store":
+    "Where the jobs of `jobs()` (`@thaw/thaw/jobs`) are kept: `datasource`, a table of a datasource, made by `jobsMigration()`.",
+  "jobs.datasource": "The datasource whose table keeps the jobs: the primary one when unset.",
+  "jobs.retention":
+    "How long a done job is kept before it is deleted: `7d` by default; `0` deletes it as it finishes. Dead jobs are kept until deleted.",
+  "jobs.poll-interval":
+    "How often a worker looks for due jobs nobody woke it for (another process's enqueue, a delay coming due, a lease running out): `1s` by default.",
   "kafka.bootstrap-servers":
     "The brokers the Kafka client first reaches, `host:port` each (`kafka()` of `@thaw/thaw/kafka`); a text is split on `,`.",
   "kafka.client-id": "The client id the brokers see in their logs and quotas: `thaw` when unset.",

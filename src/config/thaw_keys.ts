@@ -46,6 +46,7 @@ export const THAW_SECTIONS: readonly string[] = [
   "logging",
   "thaw",
   "kafka",
+  "jobs",
 ];
 
 /**

@@ -22,6 +22,7 @@ import type { FORWARD_HEADERS_KEYS } from "./forward_headers_keys.ts";
 import type { LOGGING_KEYS } from "./logging_keys.ts";
 import type { TASK_KEYS } from "./task_keys.ts";
 import type { KAFKA_KEYS } from "./kafka_keys.ts";
+import type { JOB_KEYS } from "./job_keys.ts";
 import type { SECURITY_KEYS } from "./security_keys.ts";
 import type { BROADCAST_KEYS } from "./broadcast_keys.ts";
 import type { SECURITY_SCHEME_KEYS } from "./security_scheme_keys.ts";
@@ -38,6 +39,7 @@ type DeclaredKeys =
   & typeof LOGGING_KEYS
   & typeof TASK_KEYS
   & typeof KAFKA_KEYS
+  & typeof JOB_KEYS
   & typeof SECURITY_KEYS
   & typeof BROADCAST_KEYS
   & typeof SECURITY_SCHEME_KEYS;

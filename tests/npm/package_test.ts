@@ -217,6 +217,24 @@ switch (entry) {
     await app.close();
     break;
   }
+  case "./jobs": {
+    const { bootstrap } = await import("@thaw/thaw");
+    const { data } = await import("@thaw/thaw/data");
+    const { jobs, JobHandler, JobQueue } = await import("@thaw/thaw/jobs");
+    assert.equal(typeof JobHandler("mail"), "function");
+    const app = await bootstrap({
+      config: { datasource: [{ name: "main", url: "sqlite::memory:" }] },
+      data: data(),
+      jobs: jobs(),
+    });
+    // Refused before anything is written: a Date is no JSON.
+    await assert.rejects(
+      app.getBean(JobQueue).enqueue("mail", { at: new Date(0) }),
+      /the payload must be JSON: payload."at". is a Date/,
+    );
+    await app.close();
+    break;
+  }
   case "./kafka": {
     const { bootstrap } = await import("@thaw/thaw");
     const { kafka, KafkaTemplate } = await import("@thaw/thaw/kafka");

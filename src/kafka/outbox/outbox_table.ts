@@ -1,6 +1,6 @@
 // The outbox table's name and how a missing one is told; its statements on each database are
 // src/sql's (outbox_statements.ts), as every statement that differs by database is.
-import { DataError } from "../../sql/data_error.ts";
+export { isMissingTable } from "../../sql/missing_table.ts";
 
 export {
   type OutboxStatements,
@@ -22,11 +22,4 @@ export function checkTableName(table: unknown, where: string): string {
     );
   }
   return table;
-}
-
-/** Whether `error` says the table a statement named does not exist. */
-export function isMissingTable(error: unknown): boolean {
-  if (!(error instanceof DataError)) return false;
-  return error.code === "42P01" || error.code === "ER_NO_SUCH_TABLE" ||
-    /no such table/i.test(error.message);
 }

@@ -1,0 +1,29 @@
+/**
+ * The keys of `@thaw/thaw/jobs` (`jobs.*`), declared by its own modules rather than in the core's
+ * table, as the tasks' are: an app that does not import it neither carries them nor has them
+ * checked.
+ *
+ * @module
+ */
+import { declareKeys, type KeyDeclaration } from "./thaw_keys.ts";
+
+/** The job queue's keys. */
+export const JOB_KEYS = {
+  "jobs.store": {
+    type: "choice",
+    choices: ["datasource"],
+    default: "datasource",
+  },
+  "jobs.datasource": {
+    type: "string",
+  },
+  // Durations, read by the feature (`7d`, `PT1H`; a number is ms).
+  "jobs.retention": {
+    type: "feature",
+  },
+  "jobs.poll-interval": {
+    type: "feature",
+  },
+} as const satisfies Readonly<Record<string, KeyDeclaration>>;
+
+declareKeys(JOB_KEYS);

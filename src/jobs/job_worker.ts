@@ -1,0 +1,301 @@
+// The worker of one queue in one process: takes due jobs while it has room for them, runs each with
+// its handler, and writes how it ended. It is woken by an enqueue this process sees commit, by a
+// run ending, and otherwise looks again every poll interval (another process's enqueues, a delay
+// coming due, a lease running out). A store that cannot be read is tried again after a growing wait.
+import type { ContextLogger } from "../context/class_record.ts";
+import { runDetached } from "../events/detached_run.ts";
+import { Backoff } from "../runtime/backoff.ts";
+import type { FoundHandler, Job } from "./job_handler.ts";
+import type { JobStore, TakenJob } from "./job_store.ts";
+import { type NextStep, nextStep, type RunEnd } from "./run_outcome.ts";
+
+// The waits after the store failed to answer, in a row.
+const STORE_BACKOFF = new Backoff({ delay: 500, multiplier: 2, maxDelay: 30_000, jitter: 250 });
+
+/** One run in progress. */
+interface Running {
+  readonly controller: AbortController;
+  readonly ended: Promise<void>;
+}
+
+/** How a worker waits and what it is given. */
+export interface WorkerSettings {
+  /** How often it looks for due jobs nobody woke it for, in ms. */
+  readonly pollMs: number;
+  readonly logger: ContextLogger;
+}
+
+/** The worker of one `@JobHandler`'s queue. */
+export class JobWorker {
+  readonly #store: JobStore;
+  readonly #handler: FoundHandler;
+  readonly #settings: WorkerSettings;
+  // Each run, not each job: a run that outlived its lease may run beside its job's next run.
+  readonly #running = new Set<Running>();
+  #open = false;
+  #closing = false;
+  // Once the close's wait ended: what still runs writes its end once, not again.
+  #closed = false;
+  // Set by a wake that came while the worker was busy, so that its next wait does not begin;
+  // the wait that sees it clears it.
+  #woken = false;
+  // The wait under way: a wake ends it when it is one a wake may end; a close ends any.
+  #waiting: { readonly resolve: () => void; readonly wakeable: boolean } | undefined;
+  #loop: Promise<void> | undefined;
+
+  constructor(store: JobStore, handler: FoundHandler, settings: WorkerSettings) {
+    this.#store = store;
+    this.#handler = handler;
+    this.#settings = settings;
+  }
+
+  /** The queue it runs. */
+  get queue(): string {
+    return this.#handler.queue;
+  }
+
+  /** How many runs are in progress. */
+  get running(): number {
+    return this.#running.size;
+  }
+
+  /** Starts taking jobs; a second call does nothing, nor does one after a close. */
+  start(): void {
+    if (this.#open || this.#closing) return;
+    this.#open = true;
+    this.#loop = runDetached(() => this.#run());
+  }
+
+  /** Looks for due jobs now, rather than at the end of its wait. */
+  wake(): void {
+    this.#woken = true;
+    if (this.#waiting?.wakeable) this.#waiting.resolve();
+  }
+
+  /**
+   * Stops taking jobs and aborts the signals of those running; resolves, once they ended or
+   * `timeoutMs` passed, how many still run (their jobs are taken again once their lease ends).
+   * A run that ends because of the close is given back untried: it runs again, never lost.
+   */
+  async close(timeoutMs: number): Promise<number> {
+    this.#closing = true;
+    this.#open = false;
+    this.#waiting?.resolve();
+    for (const { controller } of this.#running) {
+      controller.abort(
+        new Error(`the app is closing: the job is given back to queue "${this.queue}"`),
+      );
+    }
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([
+      (async () => {
+        // A take in flight may still hand over jobs: they are given back, and waited for too.
+        await this.#loop;
+        await Promise.all([...this.#running].map(({ ended }) => ended));
+      })(),
+      new Promise<void>((resolve) => timer = setTimeout(resolve, timeoutMs)),
+    ]);
+    clearTimeout(timer);
+    this.#closed = true;
+    return this.#running.size;
+  }
+
+  async #run(): Promise<void> {
+    const { concurrency, attempts, timeoutMs } = this.#handler.settings;
+    let failures = 0;
+    while (this.#open) {
+      const room = concurrency - this.#running.size;
+      let full = false;
+      if (room > 0) {
+        this.#woken = false;
+        try {
+          await this.#store.reclaim(this.queue, attempts);
+          const jobs = await this.#store.take(this.queue, room, timeoutMs);
+          failures = 0;
+          for (const job of jobs) this.#begin(job);
+          // As many as it had room for: more may be due.
+          full = jobs.length === room;
+        } catch (error) {
+          failures++;
+          if (failures === 1 || failures % 20 === 0) {
+            this.#settings.logger.error(
+              `@JobHandler("${this.queue}") (${this.#handler.where}): could not take jobs ` +
+                `(${failures} time${failures === 1 ? "" : "s"} in a row); trying again`,
+              error,
+            );
+          }
+          // Not cut short by a wake: a store that failed is given its wait.
+          await this.#wait(STORE_BACKOFF.delayOf(failures), false);
+          continue;
+        }
+      }
+      if (full && this.#running.size < concurrency) continue;
+      await this.#wait(this.#settings.pollMs, true);
+    }
+  }
+
+  // Waits `ms`, unless closed meanwhile, or woken when `wakeable` (a wake while it was busy
+  // included, which it then clears: a wake ends one wait, never every one after it).
+  async #wait(ms: number, wakeable: boolean): Promise<void> {
+    if (!this.#open) return;
+    if (wakeable && this.#woken) {
+      this.#woken = false;
+      return;
+    }
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await new Promise<void>((resolve) => {
+      this.#waiting = { resolve, wakeable };
+      timer = setTimeout(resolve, ms);
+    });
+    clearTimeout(timer);
+    this.#waiting = undefined;
+  }
+
+  #begin(job: TakenJob): void {
+    const controller = new AbortController();
+    // Measured once taken: the database's lease began a little before.
+    const leaseEnds = performance.now() + this.#handler.settings.timeoutMs;
+    const running: { controller: AbortController; ended: Promise<void> } = {
+      controller,
+      ended: Promise.resolve(),
+    };
+    running.ended = runDetached(() => this.#runJob(job, controller, leaseEnds))
+      .catch((error) =>
+        this.#settings.logger.error(
+          `@JobHandler("${this.queue}") (${this.#handler.where}): job ${job.id}'s run failed ` +
+            "outside its handler; it is taken again once its lease ends",
+          error,
+        )
+      )
+      .finally(() => {
+        this.#running.delete(running);
+        this.wake();
+      });
+    this.#running.add(running);
+  }
+
+  async #runJob(job: TakenJob, controller: AbortController, leaseEnds: number): Promise<void> {
+    const { settings, where } = this.#handler;
+    const { logger } = this.#settings;
+    let end: RunEnd;
+    let error: string | undefined;
+    // A job taken as the close began is given back at once.
+    if (this.#closing) {
+      end = "interrupted";
+    } else {
+      const timer = setTimeout(
+        () =>
+          controller.abort(
+            new Error(`the run outlasted its lease (timeout ${settings.timeoutMs} ms)`),
+          ),
+        settings.timeoutMs,
+      );
+      try {
+        const prepared = await this.#prepared(job);
+        if ("refused" in prepared) {
+          end = "refused";
+          error = prepared.refused;
+        } else {
+          await this.#handler.run(prepared.payload, jobOf(job, controller.signal));
+          end = "succeeded";
+        }
+      } catch (thrown) {
+        end = this.#closing && controller.signal.aborted ? "interrupted" : "failed";
+        error = describe(thrown);
+      } finally {
+        clearTimeout(timer);
+      }
+    }
+    const step = nextStep(end, job.attempt, job.attempts ?? settings.attempts, settings.backoff);
+    try {
+      const held = await this.#recorded(job, step, error, leaseEnds);
+      if (!held) {
+        (logger.warn ?? logger.error).call(
+          logger,
+          `@JobHandler("${this.queue}") (${where}): job ${job.id} ran past its lease and was ` +
+            "taken again: this run's end was not recorded, and the job may run twice",
+        );
+      } else if (step.state === "dead") {
+        logger.error(
+          `@JobHandler("${this.queue}") (${where}): job ${job.id} is dead after run ` +
+            `${job.attempt}: ${error}`,
+        );
+      }
+    } catch (failure) {
+      logger.error(
+        `@JobHandler("${this.queue}") (${where}): could not record how job ${job.id} ended ` +
+          `(${step.state}); it is taken again once its lease ends`,
+        failure,
+      );
+    }
+  }
+
+  // Records how the run ended, trying again while the lease lasts: an end not recorded is a run
+  // done again by whoever takes the job next. The last failure rejects.
+  async #recorded(
+    job: TakenJob,
+    step: NextStep,
+    error: string | undefined,
+    leaseEnds: number,
+  ): Promise<boolean> {
+    for (let tries = 1;; tries++) {
+      try {
+        return await this.#store.finish(job, step, error);
+      } catch (failure) {
+        const wait = STORE_BACKOFF.delayOf(tries);
+        if (this.#closed || performance.now() + wait >= leaseEnds) throw failure;
+        await new Promise((resolve) => setTimeout(resolve, wait));
+      }
+    }
+  }
+
+  // The payload the handler is given, or why no run would take it.
+  async #prepared(
+    job: TakenJob,
+  ): Promise<{ readonly payload: unknown } | { readonly refused: string }> {
+    let payload: unknown;
+    try {
+      payload = JSON.parse(job.payload);
+    } catch (error) {
+      return { refused: `its payload is not JSON (${(error as Error).message})` };
+    }
+    const { schema } = this.#handler.settings;
+    if (schema === undefined) return { payload };
+    const result = await schema["~standard"].validate(payload);
+    if (result.issues === undefined) return { payload: result.value };
+    const issues = result.issues.map((issue) => {
+      const path = (issue.path ?? []).map((p) => String(typeof p === "object" ? p.key : p));
+      return path.length === 0 ? issue.message : `${path.join(".")}: ${issue.message}`;
+    });
+    return { refused: `the handler's schema refused its payload: ${issues.join("; ")}` };
+  }
+}
+
+// What the handler is given beside the payload.
+function jobOf(job: TakenJob, signal: AbortSignal): Job {
+  return {
+    id: job.id,
+    queue: job.queue,
+    attempt: job.attempt,
+    enqueuedAt: job.enqueuedAt,
+    signal,
+  };
+}
+
+// A run's error as the job keeps it: its stack, which names it and says where it was thrown. Never
+// throws, whatever was thrown (an object whose every conversion throws).
+function describe(thrown: unknown): string {
+  try {
+    if (thrown instanceof Error) {
+      const { stack } = thrown;
+      return typeof stack === "string" ? stack : `${thrown.name}: ${thrown.message}`;
+    }
+    return `thrown: ${JSON.stringify(thrown) ?? String(thrown)}`;
+  } catch {
+    try {
+      return `thrown: ${String(thrown)}`;
+    } catch {
+      return `thrown: ${Object.prototype.toString.call(thrown)}`;
+    }
+  }
+}
