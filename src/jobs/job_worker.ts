@@ -9,6 +9,9 @@ import type { FoundHandler, Job } from "./job_handler.ts";
 import type { JobStore, TakenJob } from "./job_store.ts";
 import { type NextStep, nextStep, type RunEnd } from "./run_outcome.ts";
 
+// How long the loop goes on without giving timers and I/O a turn.
+const YIELD_AFTER_MS = 10;
+
 // The waits after the store failed to answer, in a row.
 const STORE_BACKOFF = new Backoff({ delay: 500, multiplier: 2, maxDelay: 30_000, jitter: 250 });
 
@@ -34,8 +37,10 @@ export class JobWorker {
   readonly #running = new Set<Running>();
   #open = false;
   #closing = false;
-  // Once the close's wait ended: what still runs writes its end once, not again.
+  // Once the close's wait ended: what still runs writes its end once, not again, and a wait to
+  // write it again ends (`#closedNow`), so that no timer outlives the close.
   #closed = false;
+  readonly #closedNow = new AbortController();
   // Set by a wake that came while the worker was busy, so that its next wait does not begin;
   // the wait that sees it clears it.
   #woken = false;
@@ -97,19 +102,30 @@ export class JobWorker {
     ]);
     clearTimeout(timer);
     this.#closed = true;
+    this.#closedNow.abort();
     return this.#running.size;
   }
 
   async #run(): Promise<void> {
     const { concurrency, attempts, timeoutMs } = this.#handler.settings;
     let failures = 0;
+    let turned = performance.now();
     while (this.#open) {
+      // SQLite answers with promises already settled: a backlog would chain takes, runs and ends
+      // in microtasks alone, and no timer or socket would be served until it drained.
+      if (performance.now() - turned > YIELD_AFTER_MS) {
+        await new Promise((resolve) => setTimeout(resolve, 0));
+        turned = performance.now();
+        if (!this.#open) break;
+      }
       const room = concurrency - this.#running.size;
       let full = false;
       if (room > 0) {
         this.#woken = false;
         try {
           await this.#store.reclaim(this.queue, attempts);
+          // A close that began meanwhile takes nothing only to give it back.
+          if (!this.#open) break;
           const jobs = await this.#store.take(this.queue, room, timeoutMs);
           failures = 0;
           for (const job of jobs) this.#begin(job);
@@ -130,25 +146,28 @@ export class JobWorker {
         }
       }
       if (full && this.#running.size < concurrency) continue;
-      await this.#wait(this.#settings.pollMs, true);
+      // Only a wait its timer ended gave timers their turn: a wake ends one in a microtask.
+      if (await this.#wait(this.#settings.pollMs, true)) turned = performance.now();
     }
   }
 
   // Waits `ms`, unless closed meanwhile, or woken when `wakeable` (a wake while it was busy
-  // included, which it then clears: a wake ends one wait, never every one after it).
-  async #wait(ms: number, wakeable: boolean): Promise<void> {
-    if (!this.#open) return;
+  // included, which it then clears: a wake ends one wait, never every one after it). Resolves
+  // whether its timer ended it.
+  async #wait(ms: number, wakeable: boolean): Promise<boolean> {
+    if (!this.#open) return false;
     if (wakeable && this.#woken) {
       this.#woken = false;
-      return;
+      return false;
     }
     let timer: ReturnType<typeof setTimeout> | undefined;
-    await new Promise<void>((resolve) => {
-      this.#waiting = { resolve, wakeable };
-      timer = setTimeout(resolve, ms);
+    const timedOut = await new Promise<boolean>((resolve) => {
+      this.#waiting = { resolve: () => resolve(false), wakeable };
+      timer = setTimeout(() => resolve(true), ms);
     });
     clearTimeout(timer);
     this.#waiting = undefined;
+    return timedOut;
   }
 
   #begin(job: TakenJob): void {
@@ -195,6 +214,9 @@ export class JobWorker {
         if ("refused" in prepared) {
           end = "refused";
           error = prepared.refused;
+        } else if (this.#closing && controller.signal.aborted) {
+          // The close came while an async schema checked the payload: not a try.
+          end = "interrupted";
         } else {
           await this.#handler.run(prepared.payload, jobOf(job, controller.signal));
           end = "succeeded";
@@ -244,7 +266,18 @@ export class JobWorker {
       } catch (failure) {
         const wait = STORE_BACKOFF.delayOf(tries);
         if (this.#closed || performance.now() + wait >= leaseEnds) throw failure;
-        await new Promise((resolve) => setTimeout(resolve, wait));
+        await new Promise<void>((resolve) => {
+          const closed = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+          const timer = setTimeout(() => {
+            this.#closedNow.signal.removeEventListener("abort", closed);
+            resolve();
+          }, wait);
+          this.#closedNow.signal.addEventListener("abort", closed, { once: true });
+        });
+        if (this.#closed) throw failure;
       }
     }
   }

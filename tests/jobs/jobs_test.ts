@@ -534,6 +534,41 @@ class Stubborn {
   }
 }
 
+@Service()
+class Quick {
+  runs = 0;
+  @JobHandler("quick", { concurrency: 4 })
+  async work(): Promise<void> {
+    this.runs++;
+    await Promise.resolve();
+  }
+}
+
+for (const kind of KINDS) {
+  describe(`jobs() on ${kind}, a backlog`, () => {
+    it("lets timers run while the worker drains it", async () => {
+      const { app } = await jobsApp(databases, kind, [Quick]);
+      try {
+        const queue = app.getBean(JobQueue);
+        const sql = app.getBean(SqlClient);
+        await sql.transaction(async () => {
+          for (let n = 0; n < 3000; n++) await queue.enqueue("quick", { n });
+        });
+        const quick = app.getBean(Quick);
+        app.start();
+        // A timer set now fires while most of the backlog still waits, not once it drained.
+        const seen = await new Promise<number>((resolve) =>
+          setTimeout(() => resolve(quick.runs), 0)
+        );
+        assert.ok(seen < 3000, `a timer fired only after ${seen} runs`);
+        await waitFor("the backlog drained", () => quick.runs === 3000);
+      } finally {
+        await app.close();
+      }
+    });
+  });
+}
+
 // On one database: the worker's count of its runs is the same on each.
 describe(`jobs() on ${KINDS[0]}, a run that outlives its lease`, () => {
   it("counts it among the worker's runs until it ends, beside its job's next run", async () => {
