@@ -118,20 +118,11 @@ export interface BootstrapOptions {
    * `search()` of `@thaw/thaw/search`.
    */
   readonly search?: SearchFeature | false | undefined;
-  /**
-   * The task executors that `@Async` methods run on, and what `@Lockable`, `@Retryable` and
-   * `@ConcurrencyLimit` need: `tasks()` of `@thaw/thaw/tasks`.
-   */
+  /** What `@Async` and the other task decorators run on: `tasks()` of `@thaw/thaw/tasks`. */
   readonly tasks?: TasksFeature | false | undefined;
-  /**
-   * The Kafka client: `KafkaTemplate` as a bean, and `@KafkaListener` methods consuming, over the
-   * `kafka.*` keys: `kafka()` of `@thaw/thaw/kafka`.
-   */
+  /** `KafkaTemplate` and `@KafkaListener`, over `kafka.*`: `kafka()` of `@thaw/thaw/kafka`. */
   readonly kafka?: KafkaFeature | false | undefined;
-  /**
-   * Durable background jobs: `JobQueue` as a bean, and `@JobHandler` methods running the jobs
-   * of their queue, kept in a datasource's table: `jobs()` of `@thaw/thaw/jobs`.
-   */
+  /** Durable jobs: the `JobQueue` bean, `@JobHandler` workers: `jobs()` of `@thaw/thaw/jobs`. */
   readonly jobs?: JobsFeature | false | undefined;
   /**
    * The JWT resource server: every route needs a caller with a valid bearer token unless
@@ -190,10 +181,9 @@ export interface Application {
   /** The bean of a class (an instance of it) or of a name; throws `NoSuchBeanError`. */
   getBean<T>(token: Class<T> | string): T;
   /**
-   * Starts the `@Scheduled` jobs, the `@Daemon` beans and the `@JobHandler` workers, for an app
-   * served some other way than `listen(app)`, which starts them itself. A second call does
-   * nothing, nor does a call after `close()`; the scheduled jobs stay off with
-   * `thaw.scheduling.enabled: false`. A plain function.
+   * Starts `@Scheduled` jobs, `@Daemon` beans and `@JobHandler` workers, for an app served some
+   * other way than `listen(app)`, which starts them itself. A second call does nothing, nor does
+   * one after `close()`; `thaw.scheduling.enabled: false` keeps the schedule off. A plain function.
    */
   start(): void;
   /**

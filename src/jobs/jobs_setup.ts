@@ -85,7 +85,7 @@ function setUp(settings: ThawSettings, { context, logger }: SetupHost): Promise<
       handlers.map((handler) => new JobWorker(kept, handler, { pollMs, logger })),
     );
     // Another process's enqueue wakes this one's workers at once on PostgreSQL.
-    const notifications = kept.sql.kind === "postgres" && handlers.length > 0
+    const notifications = kept.notifies && handlers.length > 0
       ? new JobNotifications(kept.sql.pool as ListeningPool, workers.wake, logger)
       : undefined;
     return {

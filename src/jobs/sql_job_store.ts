@@ -54,6 +54,11 @@ export class SqlJobStore implements JobStore {
     return this.#sql;
   }
 
+  /** Whether each enqueue notifies the jobs' channel, for a LISTEN to hear (PostgreSQL). */
+  get notifies(): boolean {
+    return this.#statements.notifies;
+  }
+
   async enqueue(job: CheckedEnqueue, trace: string | undefined): Promise<Enqueued> {
     const params = [
       job.queue,
@@ -87,7 +92,7 @@ export class SqlJobStore implements JobStore {
     const s = this.#statements;
     for (let race = 0; race < KEY_RACES; race++) {
       const result = await this.#sql.unsafe<{ id: unknown }>(s.insert, params);
-      if (this.#sql.kind === "mysql") {
+      if (s.insertAnswers === "insert id") {
         // 1: inserted; 2: the row holding the key counted one more enqueue (its id the insert id).
         return { id: String(result.lastInsertId), created: result.rowsAffected === 1 };
       }

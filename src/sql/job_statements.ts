@@ -153,6 +153,13 @@ export interface JobStatements {
   readonly counts: string;
   /** The time now on the database's clock, as `now`. */
   readonly now: string;
+  /**
+   * How {@linkcode JobStatements.insert} answers the job's id: as a row, or (MariaDB/MySQL) as its
+   * insert id, with 1 affected row for a new job and 2 for one that held the key.
+   */
+  readonly insertAnswers: "row" | "insert id";
+  /** Whether an enqueue notifies {@linkcode JOBS_CHANNEL} (PostgreSQL), for a LISTEN to hear. */
+  readonly notifies: boolean;
   /** how many: the dead jobs, the latest to die first. */
   readonly deadList: string;
   /** id: the queue of the dead job of that id. */
@@ -187,7 +194,7 @@ export function jobStatements(kind: DatabaseKind, table: string = JOBS_TABLE): J
     ? notified
     : inserted;
   const lock = kind === "postgres" ? " FOR UPDATE SKIP LOCKED" : "";
-  const text: Omit<JobStatements, "lease"> = {
+  const text: Omit<JobStatements, "lease" | "insertAnswers" | "notifies"> = {
     insert,
     holder: `SELECT id FROM ${table} WHERE queue = ? AND unique_key = ? AND ${ACTIVE}`,
     // The jobs chosen once: PostgreSQL may run an `IN (SELECT ... LIMIT)` once per row it
@@ -234,9 +241,11 @@ export function jobStatements(kind: DatabaseKind, table: string = JOBS_TABLE): J
       name,
       statement === undefined ? undefined : finish(statement),
     ]),
-  ) as Omit<JobStatements, "lease">;
+  ) as Omit<JobStatements, "lease" | "insertAnswers" | "notifies">;
   return {
     ...out,
+    insertAnswers: kind === "mysql" ? "insert id" : "row",
+    notifies: kind === "postgres",
     lease: (count) =>
       finish(
         `UPDATE ${table} SET ${LEASED} WHERE id IN (${Array(count).fill("?").join(", ")})`,

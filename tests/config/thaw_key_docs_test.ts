@@ -7,6 +7,7 @@ import "../../src/config/forward_headers_keys.ts";
 import "../../src/config/logging_keys.ts";
 import "../../src/config/task_keys.ts";
 import "../../src/config/kafka_keys.ts";
+import "../../src/config/job_keys.ts";
 import "../../src/config/security_keys.ts";
 import "../../src/config/broadcast_keys.ts";
 import "../../src/config/security_scheme_keys.ts";
