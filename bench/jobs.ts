@@ -26,7 +26,6 @@
  *
  * @module
  */
-import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -38,7 +37,7 @@ import { bootstrap, Service } from "../mod.ts";
 import { data, SqlClient } from "../data.ts";
 import { JobHandler, JobQueue, jobs } from "../jobs.ts";
 import { jobTableStatements } from "../src/sql/job_statements.ts";
-import { freePort } from "../tests/free_port.ts";
+import { RedisServer } from "../tests/cache/redis_server.ts";
 import { Deferred } from "../src/runtime/deferred.ts";
 
 const { values } = parseArgs({
@@ -232,17 +231,9 @@ async function pgBoss(url: string): Promise<Figures> {
 }
 
 async function bullMq(postgres: string): Promise<Figures> {
-  const port = await freePort();
-  const server: ChildProcess = spawn("redis-server", [
-    "--port",
-    String(port),
-    "--bind",
-    "127.0.0.1",
-    "--save",
-    "",
-    "--appendonly",
-    "no",
-  ], { stdio: "ignore" });
+  // The test suite's redis-server, started as its tests start it (and refused as they refuse it).
+  const server = await RedisServer.start();
+  const port = server.port;
   const connection = { host: "127.0.0.1", port, maxRetriesPerRequest: null };
   const queue = new Queue("bench", { connection });
   const other = new Queue("other", { connection });
@@ -291,7 +282,7 @@ async function bullMq(postgres: string): Promise<Figures> {
     await worker?.close();
     await queue.close();
     await other.close();
-    server.kill("SIGKILL");
+    await server.kill();
   }
 }
 
