@@ -5,6 +5,7 @@
 // The workers' own looks go on throughout: a notification only shortens a wait.
 import type { ContextLogger } from "../context/class_record.ts";
 import { Backoff } from "../runtime/backoff.ts";
+import { type Clock, systemClock, type Timer } from "../runtime/clock.ts";
 import { JOBS_CHANNEL } from "../sql/job_statements.ts";
 
 /** What it needs of pg's `PoolClient`. */
@@ -34,7 +35,8 @@ export class JobNotifications {
   readonly #logger: ContextLogger;
   #client: ListeningClient | undefined;
   readonly #gone = new WeakSet<ListeningClient>();
-  #timer: ReturnType<typeof setTimeout> | undefined;
+  readonly #clock: Clock;
+  #timer: Timer | undefined;
   #failures = 0;
   #started = false;
   #closed = false;
@@ -43,10 +45,12 @@ export class JobNotifications {
     pool: ListeningPool,
     wake: (queue: string | undefined) => void,
     logger: ContextLogger,
+    clock: Clock = systemClock,
   ) {
     this.#pool = pool;
     this.#wake = wake;
     this.#logger = logger;
+    this.#clock = clock;
   }
 
   /** Opens the listening connection, in the background; a second call does nothing. */
@@ -59,7 +63,8 @@ export class JobNotifications {
   /** Gives the connection back and opens no other. */
   close(): void {
     this.#closed = true;
-    clearTimeout(this.#timer);
+    this.#timer?.cancel();
+    this.#timer = undefined;
     const client = this.#client;
     this.#client = undefined;
     if (client !== undefined && !this.#gone.has(client)) {
@@ -112,10 +117,9 @@ export class JobNotifications {
         error,
       );
     }
-    clearTimeout(this.#timer);
-    this.#timer = setTimeout(() => {
+    this.#timer = this.#clock.after(RECONNECT.delayOf(this.#failures), () => {
       this.#timer = undefined;
       void this.#connect();
-    }, RECONNECT.delayOf(this.#failures));
+    });
   }
 }

@@ -2,6 +2,7 @@
 // datasource, an enqueue inside one of its transactions is part of it.
 import { checkEnqueue, type EnqueueOptions } from "./enqueue_options.ts";
 import type { Enqueued, JobStore } from "./job_store.ts";
+import type { JobsTelemetry } from "./jobs_telemetry.ts";
 
 /**
  * Enqueues jobs for the `@JobHandler` of their queue, in this process or another: the bean
@@ -36,10 +37,12 @@ import type { Enqueued, JobStore } from "./job_store.ts";
  */
 export class JobQueue {
   readonly #store: JobStore;
+  readonly #telemetry: JobsTelemetry | undefined;
 
   /** Not part of the API: `jobs()` makes the bean. */
-  constructor(store: JobStore) {
+  constructor(store: JobStore, telemetry?: JobsTelemetry) {
     this.#store = store;
+    this.#telemetry = telemetry;
   }
 
   /**
@@ -50,6 +53,7 @@ export class JobQueue {
    */
   async enqueue(queue: string, payload: unknown, options?: EnqueueOptions): Promise<Enqueued> {
     const job = checkEnqueue(queue, payload, options, Date.now());
-    return await this.#store.enqueue(job, undefined);
+    if (this.#telemetry === undefined) return await this.#store.enqueue(job, undefined);
+    return await this.#telemetry.enqueue(job.queue, (trace) => this.#store.enqueue(job, trace));
   }
 }

@@ -7,6 +7,7 @@ import { runDetached } from "../events/detached_run.ts";
 import { Backoff } from "../runtime/backoff.ts";
 import type { FoundHandler, Job } from "./job_handler.ts";
 import type { JobStore, TakenJob } from "./job_store.ts";
+import type { JobsTelemetry, ObservedRun } from "./jobs_telemetry.ts";
 import { type NextStep, nextStep, type RunEnd } from "./run_outcome.ts";
 
 // How long the loop goes on without giving timers and I/O a turn.
@@ -26,6 +27,8 @@ export interface WorkerSettings {
   /** How often it looks for due jobs nobody woke it for, in ms. */
   readonly pollMs: number;
   readonly logger: ContextLogger;
+  /** Where the app has OpenTelemetry's API: each run's span and metrics. */
+  readonly telemetry?: JobsTelemetry | undefined;
 }
 
 /** The worker of one `@JobHandler`'s queue. */
@@ -111,6 +114,8 @@ export class JobWorker {
     let failures = 0;
     let turned = performance.now();
     while (this.#open) {
+      // A meter provider registered after the start is followed: the gauges are collected then.
+      this.#settings.telemetry?.follow();
       // SQLite answers with promises already settled: a backlog would chain takes, runs and ends
       // in microtasks alone, and no timer or socket would be served until it drained.
       if (performance.now() - turned > YIELD_AFTER_MS) {
@@ -198,10 +203,13 @@ export class JobWorker {
     const { logger } = this.#settings;
     let end: RunEnd;
     let error: string | undefined;
+    let thrown: unknown;
+    let observed: ObservedRun | undefined;
     // A job taken as the close began is given back at once.
     if (this.#closing) {
       end = "interrupted";
     } else {
+      observed = this.#settings.telemetry?.run(job);
       const timer = setTimeout(
         () =>
           controller.abort(
@@ -218,19 +226,25 @@ export class JobWorker {
           // The close came while an async schema checked the payload: not a try.
           end = "interrupted";
         } else {
-          await this.#handler.run(prepared.payload, jobOf(job, controller.signal));
+          const { payload } = prepared;
+          const run = async () => {
+            await this.#handler.run(payload, jobOf(job, controller.signal));
+          };
+          await (observed === undefined ? run() : observed.within(run));
           end = "succeeded";
         }
-      } catch (thrown) {
+      } catch (caught) {
         end = this.#closing && controller.signal.aborted ? "interrupted" : "failed";
-        error = describe(thrown);
+        error = describe(caught);
+        thrown = caught;
       } finally {
         clearTimeout(timer);
       }
     }
     const step = nextStep(end, job.attempt, job.attempts ?? settings.attempts, settings.backoff);
+    let held = false;
     try {
-      const held = await this.#recorded(job, step, error, leaseEnds);
+      held = await this.#recorded(job, step, error, leaseEnds);
       if (!held) {
         (logger.warn ?? logger.error).call(
           logger,
@@ -250,6 +264,7 @@ export class JobWorker {
         failure,
       );
     }
+    observed?.end(end, held && step.state === "dead", thrown);
   }
 
   // Records how the run ended, trying again while the lease lasts: an end not recorded is a run

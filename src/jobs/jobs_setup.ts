@@ -1,6 +1,7 @@
 // `jobs()`: the `JobQueue` bean, kept in a table of a datasource (`jobs.datasource`, else the
 // primary one), and once the beans are made, a worker for each `@JobHandler` queue, started with
 // the app and closed before the beans stop.
+import { optionalApi } from "../actuator/opentelemetry.ts";
 import { durationKey } from "../config/duration.ts";
 import type { ThawSettings } from "../config/thaw_settings.ts";
 import { DefinitionError } from "../context/errors.ts";
@@ -15,6 +16,7 @@ import { jobsEndpoint } from "./jobs_endpoint.ts";
 import { JobWorker } from "./job_worker.ts";
 import { JobWorkers } from "./job_workers.ts";
 import { type JobsFeature, jobsFeature } from "./jobs_feature.ts";
+import type { JobsTelemetry } from "./jobs_telemetry.ts";
 import { SqlJobStore } from "./sql_job_store.ts";
 
 /**
@@ -34,7 +36,10 @@ export function jobs(): JobsFeature {
 const DEFAULT_RETENTION_MS = 7 * 86_400_000;
 const DEFAULT_POLL_MS = 1000;
 
-function setUp(settings: ThawSettings, { context, logger }: SetupHost): Promise<FeatureFactory> {
+async function setUp(
+  settings: ThawSettings,
+  { context, logger }: SetupHost,
+): Promise<FeatureFactory> {
   const retention = settings.get("jobs.retention");
   const retentionMs = retention === undefined
     ? DEFAULT_RETENTION_MS
@@ -50,6 +55,19 @@ function setUp(settings: ThawSettings, { context, logger }: SetupHost): Promise<
   // The datasources' clients are made before this bean: they were registered first.
   const namedClient = (name: string): unknown => context.findBean(name);
   let store: SqlJobStore | undefined;
+  const counts = async () => {
+    const kept = store as SqlJobStore;
+    try {
+      return await kept.counts();
+    } catch (error) {
+      throw kept.named(error, "count the jobs");
+    }
+  };
+  // Where the app has OpenTelemetry's API; this module is loaded only then.
+  const api = await optionalApi();
+  const telemetry: JobsTelemetry | undefined = api === undefined
+    ? undefined
+    : new (await import("./jobs_telemetry.ts")).JobsTelemetry(api, counts);
   context.registerBean({
     name: "jobQueue",
     type: JobQueue,
@@ -63,26 +81,19 @@ function setUp(settings: ThawSettings, { context, logger }: SetupHost): Promise<
         );
       }
       store = new SqlJobStore(sql, retentionMs, workers.wake);
-      return Promise.resolve(new JobQueue(store));
+      return Promise.resolve(new JobQueue(store, telemetry));
     },
   });
   // Served by the actuator's health, where the app has it; a record nobody reads otherwise.
-  context.register(jobsHealth(async () => {
-    const kept = store as SqlJobStore;
-    try {
-      return await kept.counts();
-    } catch (error) {
-      throw kept.named(error, "count the jobs");
-    }
-  }));
+  context.register(jobsHealth(counts));
   context.register(jobsEndpoint(() => store as SqlJobStore));
-  return Promise.resolve((host) => {
+  return (host) => {
     const handlers = foundHandlers(host.context.beans());
     const kept = store as SqlJobStore;
     workers.attach(
       kept,
       retentionMs,
-      handlers.map((handler) => new JobWorker(kept, handler, { pollMs, logger })),
+      handlers.map((handler) => new JobWorker(kept, handler, { pollMs, logger, telemetry })),
     );
     // Another process's enqueue wakes this one's workers at once on PostgreSQL.
     const notifications = kept.notifies && handlers.length > 0
@@ -90,6 +101,7 @@ function setUp(settings: ThawSettings, { context, logger }: SetupHost): Promise<
       : undefined;
     return {
       start: () => {
+        telemetry?.follow();
         workers.start();
         notifications?.start();
       },
@@ -97,9 +109,10 @@ function setUp(settings: ThawSettings, { context, logger }: SetupHost): Promise<
         jobs: async () => {
           notifications?.close();
           await workers.close(host.shutdownTimeoutMs);
+          telemetry?.close();
           return undefined;
         },
       },
     };
-  });
+  };
 }

@@ -2,7 +2,7 @@
 // backlog of each outbox, each source registered by what reads it and read within a bound, so that
 // a broker or a database out of reach never holds a collection up.
 import type { Attributes, BatchObservableResult, Observable } from "@opentelemetry/api";
-import { LastReading } from "./last_reading.ts";
+import { LastReading } from "../observe/last_reading.ts";
 import { SYSTEM } from "./messaging_attributes.ts";
 
 /** The lag of one partition for one group: the partition's end offset less the committed one. */

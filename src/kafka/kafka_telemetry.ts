@@ -9,7 +9,8 @@ import type { Attributes, Context, Span } from "@opentelemetry/api";
 import { type OtelApi, registeredTracer } from "../actuator/opentelemetry.ts";
 import { KafkaGauges, type LagReader } from "./kafka_gauges.ts";
 import { KafkaInstruments } from "./kafka_instruments.ts";
-import { baseAttributes, errorType } from "./messaging_attributes.ts";
+import { errorClassOf as errorType } from "../observe/error_class.ts";
+import { baseAttributes } from "./messaging_attributes.ts";
 import type { OutgoingRecord, RecordMetadata, RecordSender } from "./outgoing_record.ts";
 import { creationContext, type ReceivedHeaders, withTraceHeaders } from "./trace_headers.ts";
 

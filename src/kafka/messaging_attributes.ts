@@ -1,5 +1,5 @@
 // The attributes OpenTelemetry's messaging conventions give every span and point of the Kafka
-// client: the system, the client's id and the broker it was pointed at, and `error.type`. Pure.
+// client: the system, the client's id and the broker it was pointed at. Pure.
 import type { Attributes } from "@opentelemetry/api";
 
 /** `messaging.system`. */
@@ -31,11 +31,4 @@ export function baseAttributes(clientId: string, server?: string): Attributes {
     base["server.port"] = Number(server.slice(colon + 1));
   }
   return base;
-}
-
-/** The conventions' `error.type`: the error's class, never its message (which may quote a record). */
-export function errorType(error: unknown): string {
-  if (!(error instanceof Error)) return "_OTHER";
-  const name = error.constructor?.name;
-  return typeof name === "string" && name !== "" ? name : error.name || "_OTHER";
 }

@@ -4,6 +4,7 @@
 import { Buffer } from "node:buffer";
 import type { SpanContext } from "@opentelemetry/api";
 import type { OtelApi } from "../actuator/opentelemetry.ts";
+import { spanContextOf, traceparentOf } from "../observe/traceparent.ts";
 import type { OutgoingRecord } from "./outgoing_record.ts";
 
 /** A received record's headers, as the client hands them (a `Map` of bytes) or as pairs. */
@@ -11,22 +12,17 @@ export type ReceivedHeaders = Iterable<
   readonly [string | Uint8Array, string | Uint8Array | null | undefined]
 >;
 
-const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
-// The `tracestate` W3C's Trace Context asks every vendor to pass on whole: a longer one is dropped.
-const LONGEST_TRACESTATE = 512;
-
 /**
  * `record` with the span's context in W3C's `traceparent` (and `tracestate`, where it has one), in
  * place of any the app set: the consumer's span is then the child of this send's.
  */
 export function withTraceHeaders(record: OutgoingRecord, context: SpanContext): OutgoingRecord {
-  const flags = (context.traceFlags & 0xff).toString(16).padStart(2, "0");
   const headers: (readonly [string, Uint8Array])[] = record.headers.filter(([name]) =>
     name !== "traceparent" && name !== "tracestate"
   );
   headers.push([
     "traceparent",
-    Buffer.from(`00-${context.traceId}-${context.spanId}-${flags}`, "latin1"),
+    Buffer.from(traceparentOf(context), "latin1"),
   ]);
   const state = context.traceState?.serialize();
   if (state !== undefined && state !== "") {
@@ -52,19 +48,7 @@ export function creationContext(
     if (key === "traceparent") parent = text(value);
     else if (key === "tracestate") state = text(value);
   }
-  const match = parent === undefined ? null : TRACEPARENT.exec(parent.trim());
-  if (match === null) return undefined;
-  const context: SpanContext = {
-    traceId: match[1],
-    spanId: match[2],
-    traceFlags: Number.parseInt(match[3], 16) & 1,
-    isRemote: true,
-  };
-  if (!api.isSpanContextValid(context)) return undefined;
-  if (state !== undefined && state.length <= LONGEST_TRACESTATE) {
-    return { ...context, traceState: api.createTraceState(state) };
-  }
-  return context;
+  return spanContextOf(api, parent, state);
 }
 
 const text = (value: string | Uint8Array): string =>

@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { EventEmitter } from "node:events";
 import { JobNotifications } from "../../src/jobs/job_notifications.ts";
 import { memoryLogger } from "../helpers.ts";
+import { FakeClock } from "../fake_clock.ts";
 import { waitFor } from "./job_support.ts";
 
 class FakeClient extends EventEmitter {
@@ -80,13 +81,15 @@ describe("JobNotifications", () => {
 
   it("opens nothing once closed, even with a reconnect due", async () => {
     const pool = new FakePool();
-    const listener = new JobNotifications(pool, () => {}, memoryLogger());
+    const clock = new FakeClock(0);
+    const listener = new JobNotifications(pool, () => {}, memoryLogger(), clock);
     pool.failConnect = 1;
     listener.start();
-    await waitFor("the refusal", () => pool.failConnect === 0);
+    await waitFor("the reconnect due", () => clock.pending === 1);
     listener.close();
-    // The pool would give a client now: none is asked for.
-    await new Promise((resolve) => setTimeout(resolve, 800));
+    assert.equal(clock.pending, 0);
+    // The pool would give a client now: none is asked for, however long.
+    await clock.advance(60_000);
     assert.equal(pool.clients.length, 0);
   });
 });

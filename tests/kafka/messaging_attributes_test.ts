@@ -3,7 +3,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { baseAttributes, errorType, SYSTEM } from "../../src/kafka/messaging_attributes.ts";
+import { baseAttributes, SYSTEM } from "../../src/kafka/messaging_attributes.ts";
 import { propertyOptions } from "../property.ts";
 
 describe("baseAttributes", () => {
@@ -33,28 +33,5 @@ describe("baseAttributes", () => {
       ),
       propertyOptions(),
     );
-  });
-});
-
-describe("errorType", () => {
-  it("is the error's class, and _OTHER for what is not an error", () => {
-    class RefusedError extends Error {}
-    assert.equal(errorType(new RefusedError("quotes the record")), "RefusedError");
-    assert.equal(errorType(new TypeError("x")), "TypeError");
-    assert.equal(errorType("text"), "_OTHER");
-    assert.equal(errorType({ name: "Error", message: "x" }), "_OTHER");
-  });
-
-  it("falls back on the error's name where its class has none", () => {
-    const nameless = Object.assign(Object.create(Error.prototype), {
-      constructor: { name: "" },
-      name: "Named",
-    });
-    assert.equal(errorType(nameless), "Named");
-    const neither = Object.assign(Object.create(Error.prototype), {
-      constructor: undefined,
-      name: "",
-    });
-    assert.equal(errorType(neither), "_OTHER");
   });
 });

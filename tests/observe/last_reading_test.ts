@@ -2,7 +2,7 @@
 // time and answering the last figure a read finished with, a failed read leaving that figure.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { LastReading } from "../../src/kafka/last_reading.ts";
+import { LastReading } from "../../src/observe/last_reading.ts";
 import { Deferred } from "../../src/runtime/deferred.ts";
 
 describe("LastReading", () => {
