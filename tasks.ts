@@ -45,4 +45,10 @@ export {
   type ConcurrencyLimitDecorator,
   type ConcurrencyLimitOptions,
 } from "./src/tasks/concurrency_limit.ts";
-export { Daemon, type DaemonDecorator, type DaemonOptions } from "./src/tasks/daemon.ts";
+export {
+  Daemon,
+  type DaemonDecorator,
+  type DaemonOptions,
+  type SingletonDaemonDecorator,
+} from "./src/tasks/daemon.ts";
+export type { DaemonLease } from "./src/tasks/singleton_daemon.ts";

@@ -2,10 +2,10 @@ import { maskUrl } from "../config/secrets_mask.ts";
 import { systemClock } from "../runtime/clock.ts";
 import { deadline } from "../runtime/deadline.ts";
 import { type HeldLock, LockManager, type LockRequest } from "../tasks/lock_manager.ts";
-import { checkLockRequest, pollLock } from "../tasks/lock_polling.ts";
+import { checkLockRequest, checkRenewal, pollLock } from "../tasks/lock_polling.ts";
 import { shownKey } from "../tasks/shown_key.ts";
 import { checkOptionsObject } from "../options_object.ts";
-import { ReleaseOnce } from "../tasks/release_once.ts";
+import { LeasedLock } from "../tasks/release_once.ts";
 import type { RedisCommandClient } from "./redis_cache_manager.ts";
 import { messageOf } from "../context/message_of.ts";
 import { shownValue } from "../shown_value.ts";
@@ -34,6 +34,23 @@ const RELEASE = "if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end " +
   "local left = redis.call('PTTL', KEYS[1]) - (tonumber(ARGV[3]) - tonumber(ARGV[2])) " +
   "if tonumber(ARGV[2]) > 0 and left > 0 then return redis.call('PEXPIRE', KEYS[1], left) end " +
   "return redis.call('DEL', KEYS[1])";
+
+// Takes the lock and counts its fencing token up, in one step: a new holder's token is greater
+// than every one before it, lease ended or not. The counters are the fields of one hash, named
+// `KEYS[2]`, the prefix alone, which no lock's key is (a key is never empty), field `ARGV[3]`. A
+// token is Redis's time in ms at least, so that a counter lost (evicted, flushed, a failover to a
+// replica that had not seen it) starts again above every token given before (unless more than one
+// a millisecond were given just before).
+const TAKE_FENCED = "if not redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then " +
+  "return false end local t = redis.call('TIME') " +
+  "local n = (tonumber(redis.call('HGET', KEYS[2], ARGV[3])) or 0) + 1 " +
+  "local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) " +
+  "if n < now then n = now end redis.call('HSET', KEYS[2], ARGV[3], string.format('%d', n)) " +
+  "return n";
+// Moves the lock's end to `ARGV[2]` ms from now while the key holds this taking's token: a lock
+// whose lease ended is gone from Redis, and lost.
+const RENEW = "if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end " +
+  "return redis.call('PEXPIRE', KEYS[1], ARGV[2])";
 
 /** node-redis's client, as far as the manager reads where it connects for its messages. */
 interface DescribedClient extends RedisCommandClient {
@@ -121,7 +138,7 @@ export class RedisLockManager extends LockManager {
    * not answer within `timeoutMs`; with a `TypeError` for a key with a lone surrogate.
    */
   async acquire(request: LockRequest): Promise<HeldLock | undefined> {
-    const { key, leaseMs, minHoldMs = 0 } = checkLockRequest(request, WHO);
+    const { key, leaseMs, minHoldMs = 0, fenced = false } = checkLockRequest(request, WHO);
     if (LONE_SURROGATE.test(key)) {
       throw new TypeError(
         `${WHO}: the lock's key ${shownKey(key)} holds a lone UTF-16 surrogate, which Redis ` +
@@ -131,7 +148,7 @@ export class RedisLockManager extends LockManager {
     const redisKey = this.#prefix + key;
     return await pollLock(
       request,
-      () => this.#take(key, redisKey, leaseMs, minHoldMs),
+      () => this.#take(key, redisKey, leaseMs, minHoldMs, fenced),
       systemClock,
     );
   }
@@ -141,11 +158,18 @@ export class RedisLockManager extends LockManager {
     redisKey: string,
     leaseMs: number,
     minHoldMs: number,
+    fenced: boolean,
   ): Promise<HeldLock | undefined> {
     const token = crypto.randomUUID();
     let reply: unknown;
     try {
-      reply = await this.#send(["SET", redisKey, token, "NX", "PX", String(leaseMs)], key, "take");
+      reply = await this.#send(
+        fenced
+          ? ["EVAL", TAKE_FENCED, "2", redisKey, this.#prefix, token, String(leaseMs), key]
+          : ["SET", redisKey, token, "NX", "PX", String(leaseMs)],
+        key,
+        "take",
+      );
     } catch (error) {
       // The SET may still reach Redis, or have reached it with its answer lost: the key would
       // then hold a lock nobody holds until its lease ends. Deleting it while it holds this
@@ -157,9 +181,21 @@ export class RedisLockManager extends LockManager {
     }
     if (reply === null || reply === undefined) return undefined;
     const hold = [String(minHoldMs), String(leaseMs)];
-    return new ReleaseOnce(async () => {
-      await this.#send(["EVAL", RELEASE, "1", redisKey, token, ...hold], key, "release");
-    });
+    return new LeasedLock(
+      async () => {
+        await this.#send(["EVAL", RELEASE, "1", redisKey, token, ...hold], key, "release");
+      },
+      fenced ? Number(reply) : undefined,
+      async (ms) => {
+        const lease = String(checkRenewal(ms, key, WHO));
+        const renewed = await this.#send(
+          ["EVAL", RENEW, "1", redisKey, token, lease],
+          key,
+          "renew",
+        );
+        return Number(renewed) === 1;
+      },
+    );
   }
 
   async #send(args: string[], key: string, what: string): Promise<unknown> {

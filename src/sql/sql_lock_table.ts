@@ -29,12 +29,30 @@ const LONE_SURROGATE = /\p{Surrogate}/u;
 // PostgreSQL's and SQLite's one statement that takes a lock: inserted, or taken over from a lock
 // that has ended; the row comes back only then. `until` and `now`: the database's times, `name`
 // and `by` the placeholders of the lock's name and holder.
-function takeOver(t: string, name: string, until: string, now: string, by: string): string {
+// `token`: the taking's fencing token, read from the row's `locked_at`.
+function takeOver(
+  t: string,
+  name: string,
+  until: string,
+  now: string,
+  by: string,
+  token: string,
+): string {
   return `INSERT INTO ${t} (name, lock_until, locked_at, locked_by) ` +
     `VALUES (${name}, ${until}, ${now}, ${by}) ON CONFLICT (name) DO UPDATE SET ` +
     "lock_until = excluded.lock_until, locked_at = excluded.locked_at, " +
-    `locked_by = excluded.locked_by WHERE ${t}.lock_until <= excluded.locked_at RETURNING locked_by`;
+    `locked_by = excluded.locked_by WHERE ${t}.lock_until <= excluded.locked_at ` +
+    `RETURNING locked_by, ${token} AS token`;
 }
+
+// A taking's fencing token is its `locked_at` in milliseconds since the epoch. A lock is taken
+// over only once the stored `lock_until` is past, which its taking wrote a lease after its
+// `locked_at`, a renewal a lease after its own now, and a release with a least hold of 1 ms or more
+// at least that after `locked_at`: each new holder's token is greater than the last one's, unless
+// the database's clock stepped back by more than a lease meanwhile. A release that deletes the
+// row (a lock asked for with no least hold) forgets that past.
+const SQLITE_NOW = "strftime('%Y-%m-%d %H:%M:%f', 'now')";
+const SQLITE_IN = "strftime('%Y-%m-%d %H:%M:%f', 'now', '+' || (? / 1000.0) || ' seconds')";
 
 const SQL = {
   postgres: {
@@ -49,7 +67,11 @@ const SQL = {
         "statement_timestamp() + $2 * interval '1 millisecond'",
         "statement_timestamp()",
         "$3",
+        "(extract(epoch FROM locked_at) * 1000)::bigint",
       ),
+    renew: (t: string) =>
+      `UPDATE ${t} SET lock_until = statement_timestamp() + $1 * interval '1 millisecond' ` +
+      "WHERE name = $2 AND locked_by = $3 AND lock_until > statement_timestamp() RETURNING name",
     unlock: (t: string) =>
       `UPDATE ${t} SET lock_until = GREATEST(statement_timestamp(), ` +
       "locked_at + $1 * interval '1 millisecond') WHERE name = $2 AND locked_by = $3",
@@ -71,7 +93,15 @@ const SQL = {
       "locked_by = IF(lock_until <= VALUES(locked_at), VALUES(locked_by), locked_by), " +
       "locked_at = IF(lock_until <= VALUES(locked_at), VALUES(locked_at), locked_at), " +
       "lock_until = IF(lock_until <= VALUES(locked_at), VALUES(lock_until), lock_until)",
-    holder: (t: string) => `SELECT locked_by FROM ${t} WHERE name = ?`,
+    holder: (t: string) =>
+      `SELECT locked_by, TIMESTAMPDIFF(MICROSECOND, '1970-01-01', locked_at) DIV 1000 AS token ` +
+      `FROM ${t} WHERE name = ?`,
+    // No RETURNING on an UPDATE: a read says whether the lock is still this taking's.
+    renew: (t: string) =>
+      `UPDATE ${t} SET lock_until = UTC_TIMESTAMP(3) + INTERVAL ? * 1000 MICROSECOND ` +
+      "WHERE name = ? AND locked_by = ? AND lock_until > UTC_TIMESTAMP(3)",
+    held: (t: string) =>
+      `SELECT name FROM ${t} WHERE name = ? AND locked_by = ? AND lock_until > UTC_TIMESTAMP(3)`,
     unlock: (t: string) =>
       `UPDATE ${t} SET lock_until = GREATEST(UTC_TIMESTAMP(3), ` +
       "locked_at + INTERVAL ? * 1000 MICROSECOND) WHERE name = ? AND locked_by = ?",
@@ -86,10 +116,14 @@ const SQL = {
       takeOver(
         t,
         "?",
-        "strftime('%Y-%m-%d %H:%M:%f', 'now', '+' || (? / 1000.0) || ' seconds')",
-        "strftime('%Y-%m-%d %H:%M:%f', 'now')",
+        SQLITE_IN,
+        SQLITE_NOW,
         "?",
+        "CAST(round((julianday(locked_at) - 2440587.5) * 86400000.0) AS INTEGER)",
       ),
+    renew: (t: string) =>
+      `UPDATE ${t} SET lock_until = ${SQLITE_IN} ` +
+      `WHERE name = ? AND locked_by = ? AND lock_until > ${SQLITE_NOW} RETURNING name`,
     unlock: (t: string) =>
       `UPDATE ${t} SET lock_until = MAX(strftime('%Y-%m-%d %H:%M:%f', 'now'), ` +
       "strftime('%Y-%m-%d %H:%M:%f', locked_at, '+' || (? / 1000.0) || ' seconds')) " +
@@ -97,6 +131,17 @@ const SQL = {
     delete: (t: string) => `DELETE FROM ${t} WHERE name = ? AND locked_by = ?`,
   },
 } as const;
+
+/** A lock taken: who holds it, and its fencing token. */
+export interface TakenLock {
+  /** The holder as the row names it: the `lockedBy` and an id of this taking. */
+  readonly holder: string;
+  /**
+   * The taking's `locked_at`, in ms since the epoch: greater for each new holder. None where the
+   * query gave no such column back (a query of the app's own that answers in its own way).
+   */
+  readonly token: number | undefined;
+}
 
 /** Whether `dialect` is one the table is written for. */
 export function isSqlLockDialect(dialect: unknown): dialect is SqlLockDialect {
@@ -171,17 +216,36 @@ export class SqlLockTable {
    * `lockedBy` and an id of this taking, so that a late release of a lock that expired and went
    * to another never releases the other's.
    */
-  async take(name: string, leaseMs: number): Promise<string | undefined> {
+  async take(name: string, leaseMs: number): Promise<TakenLock | undefined> {
     const holder = `${this.#lockedBy} ${crypto.randomUUID().slice(0, TAKING_ID_LENGTH)}`;
     const [query, table, statements] = [this.#query, this.#table, SQL[this.#dialect]];
     const params = [name, leaseMs, holder];
+    let row: Record<string, unknown> | undefined;
     // With no RETURNING (MySQL), a read says whose the lock is now.
     if ("holder" in statements) {
       await query(statements.lock(table), params);
-      const rows = await query(statements.holder(table), [name]);
-      return rows[0]?.locked_by === holder ? holder : undefined;
+      [row] = await query(statements.holder(table), [name]);
+      if (row?.locked_by !== holder) return undefined;
+    } else {
+      [row] = await query(statements.lock(table), params);
+      if (row === undefined) return undefined;
     }
-    return (await query(statements.lock(table), params)).length > 0 ? holder : undefined;
+    const token = Number(row.token);
+    return { holder, token: Number.isSafeInteger(token) ? token : undefined };
+  }
+
+  /**
+   * Moves the end of `holder`'s lock `name` to `leaseMs` from now, while its lease has not
+   * ended: whether it had not (a lock whose lease ended is lost, even where nobody took it yet).
+   */
+  async renew(name: string, leaseMs: number, holder: string): Promise<boolean> {
+    const [query, table, statements] = [this.#query, this.#table, SQL[this.#dialect]];
+    const params = [leaseMs, name, holder];
+    if ("held" in statements) {
+      await query(statements.renew(table), params);
+      return (await query(statements.held(table), [name, holder])).length > 0;
+    }
+    return (await query(statements.renew(table), params)).length > 0;
   }
 
   /**

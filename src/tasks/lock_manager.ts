@@ -2,10 +2,24 @@
 // `lockManager`, ShedLock's provider): in the process by default for `@Lockable`, or a bean of the
 // app's that keeps them in a database or Redis, so that runs never overlap across replicas.
 
-/** A lock taken: what gives it back. */
+/** A lock taken: what gives it back, and, where its manager keeps a lease, what renews it. */
 export interface HeldLock {
   /** Gives the lock back, whatever the run's outcome; twice is once. */
   release(): Promise<void>;
+  /**
+   * The lock's fencing token, where its manager gives one (every manager Thaw ships, Redis's when
+   * asked with `fenced`): greater for each new holder of the key, so that a store its holder
+   * writes to can refuse the writes of one that lost the lock and does not know it yet. The SQL
+   * managers keep that promise for locks asked with a `minHoldMs` of 1 or more: a release without
+   * one deletes the lock's row, and its token with it.
+   */
+  readonly token?: number | undefined;
+  /**
+   * Moves the end of the lock's lease to `leaseMs` from now, while the lease has not ended:
+   * `false` once the lock was lost (its lease ended: another may hold it) or given back. Rejects
+   * when the store cannot say. Every manager Thaw ships has it.
+   */
+  renew?(leaseMs: number): Promise<boolean>;
 }
 
 /** What `@Lockable` asks of a lock manager for one run. */
@@ -28,6 +42,11 @@ export interface LockRequest {
    * its record. At most `leaseMs`.
    */
   readonly minHoldMs?: number | undefined;
+  /**
+   * Asks for a fencing token (`HeldLock.token`): `RedisLockManager` then keeps a counter per key
+   * beside the lock (a key that outlives it); the SQL managers give every lock one.
+   */
+  readonly fenced?: boolean | undefined;
   /**
    * Aborted when the app closes, once its runs had their time to finish: the wait ends,
    * `undefined`. A request whose signal has aborted still tries once: a free key is taken.

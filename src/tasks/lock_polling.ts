@@ -37,6 +37,12 @@ export function checkLockRequest(request: LockRequest, who: string): LockRequest
         `number of milliseconds from 1 to ${MAX_DURATION_MS}`,
     );
   }
+  if (request.fenced !== undefined && typeof request.fenced !== "boolean") {
+    throw new TypeError(
+      `${who}: fenced of the lock ${shownKey(key)} is ${shownValue(request.fenced)}; it is true ` +
+        "or false",
+    );
+  }
   const { minHoldMs = 0 } = request;
   if (!Number.isSafeInteger(minHoldMs) || minHoldMs < 0 || minHoldMs > leaseMs) {
     throw new TypeError(
@@ -45,6 +51,20 @@ export function checkLockRequest(request: LockRequest, who: string): LockRequest
     );
   }
   return request;
+}
+
+/**
+ * `leaseMs` of a renewal of the lock `key`, when it is a whole number of milliseconds the store
+ * can keep; else a `TypeError` that `who` starts.
+ */
+export function checkRenewal(leaseMs: number, key: string, who: string): number {
+  if (!Number.isSafeInteger(leaseMs) || leaseMs <= 0 || leaseMs > MAX_DURATION_MS) {
+    throw new TypeError(
+      `${who}: renew(leaseMs) of the lock ${shownKey(key)}: ${shownValue(leaseMs)} is no whole ` +
+        `number of milliseconds from 1 to ${MAX_DURATION_MS}`,
+    );
+  }
+  return leaseMs;
 }
 
 /**

@@ -2,8 +2,8 @@
 // cannot die apart from the process that holds the map, so no lease is kept.
 import { systemClock } from "../runtime/clock.ts";
 import { type HeldLock, LockManager, type LockRequest } from "./lock_manager.ts";
-import { checkLockRequest } from "./lock_polling.ts";
-import { ReleaseOnce } from "./release_once.ts";
+import { checkLockRequest, checkRenewal } from "./lock_polling.ts";
+import { LeasedLock } from "./release_once.ts";
 
 interface Waiter {
   readonly granted: (lock: HeldLock) => void;
@@ -14,6 +14,8 @@ interface Waiter {
 export class MemoryLockManager extends LockManager {
   // The keys held, each with those waiting for it, first come first.
   readonly #held = new Map<string, Waiter[]>();
+  // The last fencing token given, any key: each new holder's is greater.
+  #token = 0;
 
   acquire(request: LockRequest): Promise<HeldLock | undefined> {
     try {
@@ -48,12 +50,24 @@ export class MemoryLockManager extends LockManager {
     });
   }
 
+  // A holder cannot lose a lock of the process it lives in: a renewal holds while it is held.
   #lock(key: string, minHoldMs: number): HeldLock {
     const until = performance.now() + minHoldMs;
-    return new ReleaseOnce(() => {
-      this.#handOverAt(key, until);
-      return Promise.resolve();
-    });
+    return new LeasedLock(
+      () => {
+        this.#handOverAt(key, until);
+        return Promise.resolve();
+      },
+      ++this.#token,
+      (leaseMs) => {
+        try {
+          checkRenewal(leaseMs, key, "MemoryLockManager");
+        } catch (error) {
+          return Promise.reject(error);
+        }
+        return Promise.resolve(true);
+      },
+    );
   }
 
   // A timer may fire a little early on the monotonic clock: it is checked again. The clock's

@@ -141,7 +141,7 @@ export class SqlLockManager extends LockManager {
   async #run<T>(
     work: (locks: SqlLockTable) => Promise<T>,
     key: string,
-    what: "take" | "release",
+    what: "take" | "renew" | "release",
   ): Promise<T> {
     const [sql, locks] = [this.#sql, this.#locks];
     try {

@@ -211,7 +211,7 @@ export class SqlLockProvider extends LockManager {
   async #run<T>(
     work: (locks: SqlLockTable) => Promise<T>,
     key: string,
-    what: "take" | "release",
+    what: "take" | "renew" | "release",
   ): Promise<T> {
     const locks = this.#locks;
     try {

@@ -4,21 +4,21 @@
 import { systemClock } from "../runtime/clock.ts";
 import { SqlLockTable } from "../sql/sql_lock_table.ts";
 import type { HeldLock, LockRequest } from "./lock_manager.ts";
-import { checkLockRequest, pollLock } from "./lock_polling.ts";
-import { ReleaseOnce } from "./release_once.ts";
+import { checkLockRequest, checkRenewal, pollLock } from "./lock_polling.ts";
+import { LeasedLock } from "./release_once.ts";
 
 // A key the name column cannot hold as it is goes in as this and its SHA-256; so does a key that
 // starts with it, so that no key is stored as another's hash.
 const HASHED = "sha256:";
 
 /**
- * Runs `work` (`what`: take, release) on the table for the lock `key`, failing with an error that
+ * Runs `work` (`what`: take, renew, release) on the table for the lock `key`, failing with an error that
  * names the store, the table and the key.
  */
 export type TableRun = <T>(
   work: (locks: SqlLockTable) => Promise<T>,
   key: string,
-  what: "take" | "release",
+  what: "take" | "renew" | "release",
 ) => Promise<T>;
 
 /** The locks of one table, as a `LockManager` over it takes them; `run` reaches the table. */
@@ -54,10 +54,16 @@ export class TableLocks {
     minHoldMs: number | undefined,
   ): Promise<HeldLock | undefined> {
     const run = this.#run;
-    const holder = await run((locks) => locks.take(name, leaseMs), key, "take");
-    if (holder === undefined) return undefined;
-    return new ReleaseOnce(() =>
-      run((locks) => locks.release(name, minHoldMs, holder), key, "release")
+    const taken = await run((locks) => locks.take(name, leaseMs), key, "take");
+    if (taken === undefined) return undefined;
+    const { holder, token } = taken;
+    return new LeasedLock(
+      () => run((locks) => locks.release(name, minHoldMs, holder), key, "release"),
+      token,
+      async (ms) => {
+        const lease = checkRenewal(ms, key, this.#who);
+        return await run((locks) => locks.renew(name, lease, holder), key, "renew");
+      },
     );
   }
 }

@@ -116,6 +116,58 @@ describe("RedisLockManager", () => {
     held(await c!.acquire(request("late")));
   });
 
+  it("fenced: each new holder's token is greater; a lease renews only while held", async () => {
+    const { keyPrefix, locks: [a, b] } = await replicas(2);
+    const fenced = (key: string, leaseMs: number, waitMs = LONG_WAIT): LockRequest => ({
+      key,
+      waitMs,
+      leaseMs,
+      fenced: true,
+    });
+    const tokens: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      const lock = held(await (i % 2 === 0 ? a : b)!.acquire(fenced("daemon", 60_000)));
+      tokens.push(lock.token!);
+      assert.equal(await lock.renew!(60_000), true);
+      await lock.release();
+      assert.equal(await lock.renew!(60_000), false);
+    }
+    const lapsed = held(await a!.acquire(fenced("daemon", 1)));
+    const next = held(await b!.acquire(fenced("daemon", 60_000)));
+    tokens.push(lapsed.token!, next.token!);
+    // Redis's time in ms at least, one more than the last otherwise.
+    for (const [i, token] of tokens.entries()) {
+      assert.ok(
+        Number.isSafeInteger(token) && Math.abs(token - Date.now()) < 3_600_000,
+        `${token}`,
+      );
+      if (i > 0) assert.ok(token > tokens[i - 1], `tokens ${tokens}`);
+    }
+    // A counter lost (evicted, flushed) starts again above every token given.
+    await raw.del(keyPrefix);
+    assert.equal(await lapsed.renew!(60_000), false, "lapsed, and another's now");
+    assert.equal(await next.renew!(5_000), true);
+    const ttl = await raw.pTTL(`${keyPrefix}daemon`);
+    assert.ok(ttl > 0 && ttl <= 5_000, `pttl ${ttl}`);
+    // A key whose name ends as another's counter would is a lock of its own.
+    const other = held(await a!.acquire(fenced("daemon:fence", 60_000)));
+    assert.ok(other.token! > 0);
+    await other.release();
+    await next.release();
+    // Redis's clock (this machine's) past the last token: a counter lost in the millisecond of
+    // many takings would start again at that millisecond.
+    while (Date.now() <= tokens.at(-1)!) await new Promise((resolve) => setTimeout(resolve, 1));
+    const after = held(await a!.acquire(fenced("daemon", 60_000)));
+    assert.ok(after.token! > tokens.at(-1)!, `${after.token} after ${tokens}`);
+    await after.release();
+    // Unfenced locks keep no counter, and have no token.
+    const plain = held(await a!.acquire(request("plain")));
+    assert.equal(plain.token, undefined);
+    assert.equal(await raw.hGet(keyPrefix, "plain"), null);
+    assert.equal(await raw.hGet(keyPrefix, "daemon"), String(after.token));
+    await plain.release();
+  });
+
   it("minHoldMs keeps a released lock until that long after its taking", async () => {
     const { keyPrefix, locks: [a, b] } = await replicas(2);
     const kept = held(await a!.acquire({ ...request("kept", 0, 120_000), minHoldMs: 60_000 }));

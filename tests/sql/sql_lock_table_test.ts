@@ -82,8 +82,9 @@ describe("SqlLockTable", () => {
           const texts = [];
           for (const each of [name, "x"]) {
             const { table, sent } = recorded(dialect, [{ locked_by: "x" }]);
-            const holder = await table.take(each, 60_000);
-            await table.release(each, minHoldMs, holder ?? "h");
+            const holder = (await table.take(each, 60_000))?.holder ?? "h";
+            await table.renew(each, 60_000, holder);
+            await table.release(each, minHoldMs, holder);
             assert.ok(sent.some(({ params }) => params.includes(each)));
             texts.push(sent.map(({ sql }) => sql));
           }

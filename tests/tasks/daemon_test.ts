@@ -2,8 +2,9 @@
 // and on workerd.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { bootstrap, Service } from "../../mod.ts";
-import { Daemon, tasks } from "../../tasks.ts";
+import { Bean, bootstrap, Configuration, Service } from "../../mod.ts";
+import { Daemon, type DaemonLease, type LockManager, tasks } from "../../tasks.ts";
+import { MemoryLockManager } from "../../src/tasks/memory_lock_manager.ts";
 import { WORKERD_USER_AGENT } from "../../src/runtime/on_workerd.ts";
 import { memoryLogger } from "../helpers.ts";
 
@@ -95,7 +96,29 @@ describe("@Daemon", () => {
       const [options, message] of [
         [[], "@Daemon: the options must be an object, got an array"],
         [null, "@Daemon: the options must be an object, got null"],
-        [{ nope: 1 }, '@Daemon: unknown option "nope"; the options are name, instances'],
+        [
+          { nope: 1 },
+          '@Daemon: unknown option "nope"; the options are name, instances, singleton, lease, ' +
+          "lockManager",
+        ],
+        [{ singleton: "yes" }, '@Daemon({ singleton }): true or false, got "yes"'],
+        [
+          { lease: "10s" },
+          "@Daemon({ lease, lockManager }): they are a singleton's: add singleton: true",
+        ],
+        [
+          { singleton: true, instances: 2 },
+          "@Daemon({ singleton, instances }): a singleton runs once, on one replica; got " +
+          "instances 2",
+        ],
+        [
+          { singleton: true, lease: "500ms" },
+          /^@Daemon\(\{ lease \}\): .*1000/,
+        ],
+        [
+          { singleton: true, lockManager: "" },
+          "@Daemon({ lockManager }): the name of a LockManager bean",
+        ],
       ] as const
     ) {
       assert.throws(() => Daemon(options as never), { name: "TypeError", message });
@@ -108,5 +131,71 @@ describe("@Daemon", () => {
         Daemon()(class NoRun {} as never, { kind: "class", name: "NoRun", metadata: {} } as never),
       /@Daemon on class NoRun: it runs run\(signal\), which NoRun lacks/,
     );
+  });
+
+  it("singleton: stops bootstrap without a LockManager bean every replica would share", async () => {
+    @Service()
+    @Daemon({ singleton: true })
+    class Reindexer {
+      run(): Promise<void> {
+        return Promise.resolve();
+      }
+    }
+    await assert.rejects(bootstrap({ components: [Reindexer], tasks: tasks() }), {
+      name: "DefinitionError",
+      message:
+        /^Reindexer\.run\(\): @Daemon\(\{ singleton: true \}\): the app has no LockManager bean/,
+    });
+    @Configuration()
+    class TwoManagers {
+      @Bean()
+      first(): LockManager {
+        return new MemoryLockManager();
+      }
+      @Bean()
+      second(): LockManager {
+        return new MemoryLockManager();
+      }
+    }
+    await assert.rejects(
+      bootstrap({ components: [Reindexer, TwoManagers], tasks: tasks() }),
+      /the app has 2 LockManager beans \(first, second\): name one with lockManager/,
+    );
+  });
+
+  it("singleton: runs with a fencing token while it holds the lock, handed on at close", async () => {
+    const shared = new MemoryLockManager();
+    @Configuration()
+    class Shared {
+      @Bean()
+      locks(): LockManager {
+        return shared;
+      }
+    }
+    const started: { replica: string; token: number }[] = [];
+    const replica = (name: string) => {
+      @Service()
+      @Daemon({ singleton: true, name: "reindexer", lease: "1s" })
+      class Reindexer {
+        async run(signal: AbortSignal, { token }: DaemonLease): Promise<void> {
+          started.push({ replica: name, token });
+          await new Promise((resolve) => signal.addEventListener("abort", resolve));
+        }
+      }
+      return bootstrap({ components: [Reindexer, Shared], tasks: tasks() });
+    };
+    const a = await replica("a");
+    const b = await replica("b");
+    a.start();
+    await until(() => started.length === 1);
+    b.start();
+    // b waits for the lock a holds.
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    assert.deepEqual(started.map((s) => s.replica), ["a"]);
+    await a.close();
+    await until(() => started.length === 2);
+    assert.deepEqual(started.map((s) => s.replica), ["a", "b"]);
+    assert.ok(started[1].token > started[0].token);
+    await b.close();
   });
 });

@@ -28,6 +28,20 @@ describe("MemoryLockManager", () => {
     assert.deepEqual(order, ["b", "c"]);
   });
 
+  it("gives each new holder a greater token, and renews a lock while it is held", async () => {
+    const locks = new MemoryLockManager();
+    const request = { key: "daemon", waitMs: 60_000, leaseMs: 1000 };
+    const first = (await locks.acquire(request))!;
+    const waiting = locks.acquire(request);
+    assert.equal(await first.renew!(1000), true);
+    await assert.rejects(first.renew!(1.5), /renew\(leaseMs\) of the lock "daemon"/);
+    await first.release();
+    assert.equal(await first.renew!(1000), false);
+    const second = (await waiting)!;
+    assert.ok(second.token! > first.token!, `${second.token} after ${first.token}`);
+    await second.release();
+  });
+
   it("keeps a released key until minHoldMs after its taking", async () => {
     const locks = new MemoryLockManager();
     const takenAt = performance.now();

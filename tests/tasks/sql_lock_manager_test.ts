@@ -107,6 +107,46 @@ for (const kind of KINDS) {
       held(await c.acquire(request("late")));
     });
 
+    it("gives each new holder a greater fencing token, and renews only while it holds", async () => {
+      const db = await database();
+      const a = (await db.replica("host-a")).locks;
+      const b = (await db.replica("host-b")).locks;
+      const fenced = (leaseMs: number, waitMs = LONG_WAIT): LockRequest => ({
+        key: "fenced",
+        waitMs,
+        leaseMs,
+        minHoldMs: 1,
+      });
+      const tokens: number[] = [];
+      // Taken by turns, each released at once (kept a millisecond), then one left to lapse.
+      for (let i = 0; i < 6; i++) {
+        const lock = held(await (i % 2 === 0 ? a : b).acquire(fenced(60_000)));
+        tokens.push(lock.token!);
+        assert.equal(await lock.renew!(60_000), true);
+        await lock.release();
+        assert.equal(await lock.renew!(60_000), false, "given back: no renewal");
+      }
+      const lapsed = held(await a.acquire(fenced(1)));
+      const next = held(await b.acquire(fenced(60_000)));
+      tokens.push(lapsed.token!, next.token!);
+      for (const [i, token] of tokens.entries()) {
+        assert.ok(Number.isSafeInteger(token), `token ${token}`);
+        if (i > 0) assert.ok(token > tokens[i - 1], `tokens ${tokens}`);
+      }
+      // The database's clock, in ms since the epoch.
+      assert.ok(Math.abs(tokens[0] - Date.now()) < 3_600_000, `token ${tokens[0]}`);
+      // The lapsed holder's lease ended and another holds the lock: lost.
+      assert.equal(await lapsed.renew!(60_000), false);
+      assert.match((await db.holder("fenced"))!, /^host-b /);
+      assert.equal(await next.renew!(60_000), true);
+      assert.equal(await a.acquire(fenced(60_000, 0)), undefined);
+      await assert.rejects(next.renew!(0), {
+        name: "TypeError",
+        message: /renew\(leaseMs\) of the lock "fenced": 0 is no whole number/,
+      });
+      await next.release();
+    });
+
     it("a released lock leaves no row: keys from arguments do not grow the table", async () => {
       const db = await database();
       const a = (await db.replica("host-a")).locks;

@@ -1,0 +1,197 @@
+// A `@Daemon({ singleton: true })`: run on one replica at a time, by whichever holds its lock. The
+// others try to take it once a second; the holder renews its lease every third of it, and its
+// run's signal aborts once the lease may be lost (a renewal refused, or none confirmed for two
+// thirds of the lease), a third of the lease before another replica can take over. The fencing
+// token it is given covers what the run does should it see the abort later than that (a paused
+// process, a clock that jumped): a store that keeps the greatest token it saw refuses the late
+// writes.
+import { messageOf } from "../context/message_of.ts";
+import { type Clock, systemClock, type Timer } from "../runtime/clock.ts";
+import type { HeldLock, LockManager } from "./lock_manager.ts";
+
+// How soon a renewal that failed is tried again (sooner where a third of the lease is shorter).
+const RETRY_MS = 500;
+// How often a replica that waits for the lock tries to take it (more often where a third of the
+// lease is shorter): how late at most, past the lease, it takes over from a holder that died.
+const TAKE_RETRY_MS = 1000;
+
+/** What a singleton daemon's run is given beside its signal. */
+export interface DaemonLease {
+  /**
+   * The fencing token of this holding: greater for each new holder of the daemon's lock, on any
+   * replica. Write it with what the run changes, and refuse a change that carries a smaller token
+   * than one already seen.
+   */
+  readonly token: number;
+}
+
+/** A held lock that renews: what a singleton daemon needs of its lock manager's locks. */
+type RenewableLock = HeldLock & {
+  readonly token: number;
+  renew(leaseMs: number): Promise<boolean>;
+};
+
+/** How a singleton daemon holds its lock. */
+export interface SingletonSettings {
+  /** `daemon:<name>`: the lock every replica asks for. */
+  readonly key: string;
+  /** The lease, in ms: how long a replica killed while holding the lock keeps the others waiting. */
+  readonly leaseMs: number;
+  /** Names the lock manager in errors: `LockManager bean "locks" (SqlLockManager)`. */
+  readonly managerName: string;
+}
+
+/** One replica's side of a singleton daemon. */
+export class SingletonDaemon {
+  readonly #manager: LockManager;
+  readonly #settings: SingletonSettings;
+  readonly #run: (signal: AbortSignal, lease: DaemonLease) => Promise<unknown>;
+  readonly #clock: Clock;
+
+  constructor(
+    manager: LockManager,
+    settings: SingletonSettings,
+    run: (signal: AbortSignal, lease: DaemonLease) => Promise<unknown>,
+    clock: Clock = systemClock,
+  ) {
+    this.#manager = manager;
+    this.#settings = settings;
+    this.#run = run;
+    this.#clock = clock;
+  }
+
+  /**
+   * Waits for the lock until `signal` aborts, then runs the daemon while it holds it, and gives
+   * it back. Resolves when the run ended (nothing once `signal` aborted before the lock came);
+   * rejects with the run's error, or, when the lease was lost under a run that then ended, with
+   * an error that says so: the supervisor starts it again, waiting for the lock.
+   */
+  async run(signal: AbortSignal): Promise<unknown> {
+    const { key, leaseMs } = this.#settings;
+    // While another replica holds the lock: one try per interval, never a busy poll of the store.
+    const retry = Math.min(TAKE_RETRY_MS, Math.max(1, Math.floor(leaseMs / 3)));
+    let held: HeldLock | undefined;
+    for (;;) {
+      if (signal.aborted) return undefined;
+      held = await this.#manager.acquire({
+        key,
+        waitMs: 0,
+        leaseMs,
+        // Kept a millisecond at least: the next holder's token is then greater (a row or a key
+        // the release deleted would forget the last one).
+        minHoldMs: 1,
+        fenced: true,
+        signal,
+      });
+      if (held !== undefined) break;
+      try {
+        await this.#clock.sleep(retry, signal);
+      } catch {
+        return undefined;
+      }
+    }
+    const hold = { renewing: undefined as Promise<unknown> | undefined };
+    try {
+      const lock = this.#renewable(held);
+      if (signal.aborted) return undefined;
+      return await this.#hold(lock, signal, hold);
+    } finally {
+      // A renewal still under way could land after the release and hold the lock a lease more.
+      if (hold.renewing !== undefined) {
+        await Promise.race([hold.renewing, this.#clock.sleep(leaseMs).catch(() => {})]);
+      }
+      await held.release();
+    }
+  }
+
+  // Runs the daemon while `lock` holds: its signal aborts with the app's, or once the lease may
+  // be lost. `hold.renewing` is the renewal under way, for the release to wait for.
+  async #hold(
+    lock: RenewableLock,
+    appSignal: AbortSignal,
+    hold: { renewing: Promise<unknown> | undefined },
+  ): Promise<unknown> {
+    const { key, leaseMs } = this.#settings;
+    const clock = this.#clock;
+    const controller = new AbortController();
+    const every = Math.max(1, Math.floor(leaseMs / 3));
+    let lost: string | undefined;
+    let stopped = false;
+    let renewal: Timer | undefined;
+    // Fires a third of the lease before it surely ends, unless a renewal confirmed it again: the
+    // run has that third to see its signal before another replica can take the lock, and a
+    // renewal that hangs ends the run all the same.
+    let watchdog: Timer | undefined;
+    let lastError: unknown;
+    const stop = () => {
+      stopped = true;
+      renewal?.cancel();
+      watchdog?.cancel();
+    };
+    const lose = (why: string) => {
+      if (lost !== undefined) return;
+      lost = why;
+      stop();
+      controller.abort(new Error(`@Daemon ${key}: the lease was lost: ${why}`));
+    };
+    const onClose = () => controller.abort(appSignal.reason);
+    appSignal.addEventListener("abort", onClose, { once: true });
+    // Counted from the start of the call that confirmed the lease: the store's count began later.
+    const renew = async (): Promise<void> => {
+      const started = clock.monotonic();
+      let held: boolean;
+      try {
+        const renewing = lock.renew(leaseMs);
+        hold.renewing = renewing;
+        held = await renewing;
+      } catch (error) {
+        lastError = error;
+        // Tried again soon: the lease holds until the watchdog says otherwise.
+        if (!stopped) renewal = clock.after(Math.min(RETRY_MS, every), renew);
+        return;
+      } finally {
+        hold.renewing = undefined;
+      }
+      if (stopped) return;
+      if (!held) return lose("the lock manager says another replica may hold it now");
+      watchdog?.cancel();
+      watchdog = clock.after(Math.max(1, started + leaseMs - every - clock.monotonic()), () => {
+        const why = lastError === undefined ? "" : ` (${messageOf(lastError)})`;
+        lose(`no renewal was confirmed in time${why}`);
+      });
+      lastError = undefined;
+      // On a beat from each renewal's start: a slow one does not push the next one late.
+      renewal = clock.after(Math.max(1, started + every - clock.monotonic()), renew);
+    };
+    try {
+      // Confirmed once first, from the start of this call: the taking's own time is not known
+      // here.
+      await renew();
+      if (lost !== undefined || watchdog === undefined) {
+        const why = lost ?? `its lease could not be confirmed (${messageOf(lastError)})`;
+        throw new Error(`@Daemon ${key}: the lock was taken, but ${why}`);
+      }
+      const result = await this.#run(controller.signal, { token: lock.token });
+      if (lost !== undefined && !appSignal.aborted) {
+        throw new Error(`@Daemon ${key}: its run ended once the lease was lost: ${lost}`);
+      }
+      return result;
+    } finally {
+      stop();
+      appSignal.removeEventListener("abort", onClose);
+    }
+  }
+
+  // `held`, when it renews and has a token; else it is given back, and the error names the
+  // manager that cannot hold a singleton's lease.
+  #renewable(held: HeldLock): RenewableLock {
+    if (typeof held.renew === "function" && typeof held.token === "number") {
+      return held as RenewableLock;
+    }
+    throw new Error(
+      `@Daemon ${this.#settings.key}: the ${this.#settings.managerName} gives locks without ` +
+        "renew() or a fencing token, which a singleton daemon needs: use SqlLockManager, " +
+        "SqlLockProvider or RedisLockManager, or give your manager's locks both",
+    );
+  }
+}
