@@ -184,6 +184,7 @@ const daemonFeature: FeatureFactory = (host) => {
             : `LockManager "${lockManager}"`,
         },
         (signal, lease) => bean.run(signal, lease),
+        host.logger,
       );
       runs.push({ name: mark.name, run: (signal) => singleton.run(signal) });
       continue;

@@ -5,6 +5,7 @@
 // token it is given covers what the run does should it see the abort later than that (a paused
 // process, a clock that jumped): a store that keeps the greatest token it saw refuses the late
 // writes.
+import type { ContextLogger } from "../context/class_record.ts";
 import { messageOf } from "../context/message_of.ts";
 import { type Clock, systemClock, type Timer } from "../runtime/clock.ts";
 import type { HeldLock, LockManager } from "./lock_manager.ts";
@@ -46,17 +47,20 @@ export class SingletonDaemon {
   readonly #manager: LockManager;
   readonly #settings: SingletonSettings;
   readonly #run: (signal: AbortSignal, lease: DaemonLease) => Promise<unknown>;
+  readonly #logger: ContextLogger;
   readonly #clock: Clock;
 
   constructor(
     manager: LockManager,
     settings: SingletonSettings,
     run: (signal: AbortSignal, lease: DaemonLease) => Promise<unknown>,
+    logger: ContextLogger,
     clock: Clock = systemClock,
   ) {
     this.#manager = manager;
     this.#settings = settings;
     this.#run = run;
+    this.#logger = logger;
     this.#clock = clock;
   }
 
@@ -71,18 +75,33 @@ export class SingletonDaemon {
     // While another replica holds the lock: one try per interval, never a busy poll of the store.
     const retry = Math.min(TAKE_RETRY_MS, Math.max(1, Math.floor(leaseMs / 3)));
     let held: HeldLock | undefined;
-    for (;;) {
+    let takenAt = 0;
+    for (let failures = 0;;) {
       if (signal.aborted) return undefined;
-      held = await this.#manager.acquire({
-        key,
-        waitMs: 0,
-        leaseMs,
-        // Kept a millisecond at least: the next holder's token is then greater (a row or a key
-        // the release deleted would forget the last one).
-        minHoldMs: 1,
-        fenced: true,
-        signal,
-      });
+      takenAt = this.#clock.monotonic();
+      try {
+        held = await this.#manager.acquire({
+          key,
+          waitMs: 0,
+          leaseMs,
+          // Kept a millisecond at least: the next holder's token is then greater (a row or a key
+          // the release deleted would forget the last one).
+          minHoldMs: 1,
+          fenced: true,
+          signal,
+        });
+        failures = 0;
+      } catch (error) {
+        // The store out of reach: tried again at the same pace, so that the daemon runs again
+        // within a second of its coming back (the supervisor's backoff would wait a minute).
+        if (++failures === 1 || failures % 20 === 0) {
+          this.#logger.error(
+            `@Daemon ${key}: could not take its lock (${failures} time` +
+              `${failures === 1 ? "" : "s"} in a row); trying again`,
+            error,
+          );
+        }
+      }
       if (held !== undefined) break;
       try {
         await this.#clock.sleep(retry, signal);
@@ -94,11 +113,18 @@ export class SingletonDaemon {
     try {
       const lock = this.#renewable(held);
       if (signal.aborted) return undefined;
-      return await this.#hold(lock, signal, hold);
+      return await this.#hold(lock, signal, hold, takenAt);
     } finally {
-      // A renewal still under way could land after the release and hold the lock a lease more.
-      if (hold.renewing !== undefined) {
-        await Promise.race([hold.renewing, this.#clock.sleep(leaseMs).catch(() => {})]);
+      // A renewal still under way could land after the release and hold the lock a lease more:
+      // waited for, a lease at most, whatever it answers.
+      const renewing = hold.renewing;
+      if (renewing !== undefined) {
+        const bound = new AbortController();
+        await Promise.race([
+          renewing.then(() => {}, () => {}),
+          this.#clock.sleep(leaseMs, bound.signal).catch(() => {}),
+        ]);
+        bound.abort();
       }
       await held.release();
     }
@@ -110,6 +136,7 @@ export class SingletonDaemon {
     lock: RenewableLock,
     appSignal: AbortSignal,
     hold: { renewing: Promise<unknown> | undefined },
+    takenAt: number,
   ): Promise<unknown> {
     const { key, leaseMs } = this.#settings;
     const clock = this.#clock;
@@ -136,6 +163,10 @@ export class SingletonDaemon {
     };
     const onClose = () => controller.abort(appSignal.reason);
     appSignal.addEventListener("abort", onClose, { once: true });
+    const aborted = new Promise<void>((resolve) =>
+      controller.signal.addEventListener("abort", () => resolve(), { once: true })
+    );
+    let confirmed = false;
     // Counted from the start of the call that confirmed the lease: the store's count began later.
     const renew = async (): Promise<void> => {
       const started = clock.monotonic();
@@ -154,6 +185,7 @@ export class SingletonDaemon {
       }
       if (stopped) return;
       if (!held) return lose("the lock manager says another replica may hold it now");
+      confirmed = true;
       watchdog?.cancel();
       watchdog = clock.after(Math.max(1, started + leaseMs - every - clock.monotonic()), () => {
         const why = lastError === undefined ? "" : ` (${messageOf(lastError)})`;
@@ -164,10 +196,16 @@ export class SingletonDaemon {
       renewal = clock.after(Math.max(1, started + every - clock.monotonic()), renew);
     };
     try {
+      // Until a renewal confirms it, the lease is counted from the start of the try that took it.
+      watchdog = clock.after(
+        Math.max(1, takenAt + leaseMs - every - clock.monotonic()),
+        () => lose("its lease could not be confirmed in time"),
+      );
       // Confirmed once first, from the start of this call: the taking's own time is not known
-      // here.
-      await renew();
-      if (lost !== undefined || watchdog === undefined) {
+      // here. A renewal that hangs ends at the watchdog, or at the app's close.
+      if (!controller.signal.aborted) await Promise.race([renew(), aborted]);
+      if (appSignal.aborted) return undefined;
+      if (lost !== undefined || !confirmed) {
         const why = lost ?? `its lease could not be confirmed (${messageOf(lastError)})`;
         throw new Error(`@Daemon ${key}: the lock was taken, but ${why}`);
       }

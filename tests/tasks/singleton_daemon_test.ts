@@ -11,8 +11,10 @@ import { MemoryLockManager } from "../../src/tasks/memory_lock_manager.ts";
 import { type DaemonLease, SingletonDaemon } from "../../src/tasks/singleton_daemon.ts";
 import { FakeClock, settle } from "../fake_clock.ts";
 import { deferred } from "../deferred.ts";
+import { memoryLogger } from "../helpers.ts";
 
 const LEASE = 3000;
+const logger = memoryLogger();
 const SETTINGS = { key: "daemon:indexer", leaseMs: LEASE, managerName: "app's LockManager" };
 
 /** Resolves once `condition` holds, checking on every turn of the event loop. */
@@ -26,6 +28,8 @@ class ScriptedLocks extends LockManager {
   renewals: number[] = [];
   released = 0;
   requests: LockRequest[] = [];
+  /** How many tries to take it fail as a store out of reach does, before the next ones answer. */
+  failing = 0;
   /** Whether the lock is there to take: another replica holds it otherwise. */
   free = true;
   constructor(readonly clock: FakeClock, readonly renews = true) {
@@ -33,6 +37,10 @@ class ScriptedLocks extends LockManager {
   }
   acquire(request: LockRequest): Promise<HeldLock | undefined> {
     this.requests.push(request);
+    if (this.failing > 0) {
+      this.failing--;
+      return Promise.reject(new Error("connection refused"));
+    }
     if (!this.free) return Promise.resolve(undefined);
     const lock: HeldLock = {
       token: 41,
@@ -71,7 +79,7 @@ describe("SingletonDaemon", () => {
     const locks = new ScriptedLocks(clock);
     const { runs, finish, run } = waitingRun();
     const app = new AbortController();
-    const ended = new SingletonDaemon(locks, SETTINGS, run, clock).run(app.signal);
+    const ended = new SingletonDaemon(locks, SETTINGS, run, logger, clock).run(app.signal);
     await until(() => runs.length === 1);
     assert.equal(runs[0].token, 41);
     assert.deepEqual(
@@ -114,7 +122,7 @@ describe("SingletonDaemon", () => {
     const locks = new ScriptedLocks(clock);
     const { runs, run } = waitingRun();
     const ended = assert.rejects(
-      new SingletonDaemon(locks, SETTINGS, run, clock).run(new AbortController().signal),
+      new SingletonDaemon(locks, SETTINGS, run, logger, clock).run(new AbortController().signal),
       /its run ended once the lease was lost/,
     );
     await until(() => runs.length === 1);
@@ -132,7 +140,7 @@ describe("SingletonDaemon", () => {
       const locks = new ScriptedLocks(clock);
       const { runs, run } = waitingRun();
       const ended = assert.rejects(
-        new SingletonDaemon(locks, SETTINGS, run, clock).run(new AbortController().signal),
+        new SingletonDaemon(locks, SETTINGS, run, logger, clock).run(new AbortController().signal),
         /lease was lost/,
       );
       await until(() => runs.length === 1);
@@ -161,8 +169,12 @@ describe("SingletonDaemon", () => {
       assert.equal(locks.released, 1);
       // A failed renewal is tried again sooner than a third of the lease, and none once lost.
       await clock.advance(10_000);
-      if (failure === "throws") assert.deepEqual(locks.renewals, [0, 1000, 1500]);
-      else assert.deepEqual(locks.renewals, [0, 1000]);
+      // (At 2000 the watchdog and a retry fall due together: whichever fires first, nothing
+      // renews after.)
+      if (failure === "throws") {
+        assert.deepEqual(locks.renewals.slice(0, 3), [0, 1000, 1500]);
+        assert.ok(locks.renewals.length <= 4, `${locks.renewals}`);
+      } else assert.deepEqual(locks.renewals, [0, 1000]);
     }
   });
 
@@ -172,7 +184,7 @@ describe("SingletonDaemon", () => {
     locks.free = false;
     const { runs, run } = waitingRun();
     const app = new AbortController();
-    const ended = new SingletonDaemon(locks, SETTINGS, run, clock).run(app.signal);
+    const ended = new SingletonDaemon(locks, SETTINGS, run, logger, clock).run(app.signal);
     await clock.whenSleeping();
     await clock.advance(5000);
     assert.equal(locks.requests.length, 6, "one try, then one a second");
@@ -184,11 +196,81 @@ describe("SingletonDaemon", () => {
     assert.equal(locks.requests.length, 7);
   });
 
+  it("gives the lock back once a renewal under way at the run's end answered, whatever", async () => {
+    for (const answer of ["holds", "fails"] as const) {
+      const clock = new FakeClock(0);
+      const locks = new ScriptedLocks(clock);
+      const { runs, finish, run } = waitingRun();
+      const ended = new SingletonDaemon(locks, SETTINGS, run, logger, clock).run(
+        new AbortController().signal,
+      );
+      await until(() => runs.length === 1);
+      const pending = deferred<boolean>();
+      locks.answer = () => pending.promise;
+      await clock.advance(1000);
+      assert.equal(locks.renewals.length, 2);
+      finish.resolve();
+      await settle();
+      assert.equal(locks.released, 0, "not while the renewal could still land");
+      if (answer === "holds") pending.resolve(true);
+      else pending.reject(new Error("connection reset"));
+      assert.equal(await ended, undefined, answer);
+      assert.equal(locks.released, 1, answer);
+      assert.equal(clock.pending, 0, `${answer}: no timer left`);
+    }
+  });
+
+  it("runs nothing when its first renewal hangs, and gives the lock back", async () => {
+    const clock = new FakeClock(0);
+    const locks = new ScriptedLocks(clock);
+    locks.answer = () => new Promise(() => {});
+    const { runs, run } = waitingRun();
+    const ended = assert.rejects(
+      new SingletonDaemon(locks, SETTINGS, run, logger, clock).run(new AbortController().signal),
+      /the lock was taken, but its lease could not be confirmed in time/,
+    );
+    // Counted from the try that took the lock: told at 2000, the release waits a lease more.
+    await clock.advance(2000 + LEASE);
+    await ended;
+    assert.equal(runs.length, 0);
+    assert.equal(locks.released, 1);
+
+    // The app closing while the first renewal hangs: nothing runs, nothing is reported.
+    const app = new AbortController();
+    const closing = new SingletonDaemon(locks, SETTINGS, run, logger, clock).run(app.signal);
+    await until(() => locks.renewals.length === 2);
+    app.abort();
+    await clock.advance(LEASE);
+    assert.equal(await closing, undefined);
+    assert.equal(runs.length, 0);
+    assert.equal(locks.released, 2);
+  });
+
+  it("keeps trying to take its lock while the store fails, telling the log once", async () => {
+    const clock = new FakeClock(0);
+    const locks = new ScriptedLocks(clock);
+    locks.failing = 3;
+    const logged = memoryLogger();
+    const { runs, finish, run } = waitingRun();
+    const ended = new SingletonDaemon(locks, SETTINGS, run, logged, clock).run(
+      new AbortController().signal,
+    );
+    await clock.whenSleeping();
+    await clock.advance(3000);
+    await until(() => runs.length === 1);
+    assert.equal(locks.requests.length, 4);
+    assert.deepEqual(logged.lines.map((line) => line[0]), [
+      "@Daemon daemon:indexer: could not take its lock (1 time in a row); trying again",
+    ]);
+    finish.resolve();
+    await ended;
+  });
+
   it("keeps the run going through a renewal that failed once, then held", async () => {
     const clock = new FakeClock(0);
     const locks = new ScriptedLocks(clock);
     const { runs, finish, run } = waitingRun();
-    const ended = new SingletonDaemon(locks, SETTINGS, run, clock).run(
+    const ended = new SingletonDaemon(locks, SETTINGS, run, logger, clock).run(
       new AbortController().signal,
     );
     await until(() => runs.length === 1);
@@ -206,14 +288,18 @@ describe("SingletonDaemon", () => {
     const locks = new ScriptedLocks(clock);
     const { runs, run } = waitingRun();
     const app = new AbortController();
-    const ended = new SingletonDaemon(locks, SETTINGS, run, clock).run(app.signal);
+    const ended = new SingletonDaemon(locks, SETTINGS, run, logger, clock).run(app.signal);
     await until(() => runs.length === 1);
     app.abort(new Error("closing"));
     assert.equal(runs[0].signal.aborted, true);
     await ended;
     assert.equal(locks.released, 1);
-    assert.equal(await new SingletonDaemon(locks, SETTINGS, run, clock).run(app.signal), undefined);
+    assert.equal(
+      await new SingletonDaemon(locks, SETTINGS, run, logger, clock).run(app.signal),
+      undefined,
+    );
     assert.equal(runs.length, 1);
+    assert.equal(locks.requests.length, 1, "no lock asked for once closed");
   });
 
   it("refuses a lock manager whose locks do not renew, naming it, and gives the lock back", async () => {
@@ -221,7 +307,7 @@ describe("SingletonDaemon", () => {
     const locks = new ScriptedLocks(clock, false);
     const { runs, run } = waitingRun();
     await assert.rejects(
-      new SingletonDaemon(locks, SETTINGS, run, clock).run(new AbortController().signal),
+      new SingletonDaemon(locks, SETTINGS, run, logger, clock).run(new AbortController().signal),
       /app's LockManager gives locks without renew\(\) or a fencing token/,
     );
     assert.equal(runs.length, 0);
@@ -233,9 +319,9 @@ describe("SingletonDaemon", () => {
     const app = new AbortController();
     const first = waitingRun();
     const second = waitingRun();
-    const a = new SingletonDaemon(locks, SETTINGS, first.run).run(app.signal);
+    const a = new SingletonDaemon(locks, SETTINGS, first.run, logger).run(app.signal);
     await until(() => first.runs.length === 1);
-    const b = new SingletonDaemon(locks, SETTINGS, second.run).run(app.signal);
+    const b = new SingletonDaemon(locks, SETTINGS, second.run, logger).run(app.signal);
     await settle();
     assert.equal(second.runs.length, 0);
     first.finish.resolve();
