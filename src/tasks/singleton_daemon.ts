@@ -6,12 +6,10 @@
 // process, a clock that jumped): a store that keeps the greatest token it saw refuses the late
 // writes.
 import type { ContextLogger } from "../context/class_record.ts";
-import { messageOf } from "../context/message_of.ts";
-import { type Clock, systemClock, type Timer } from "../runtime/clock.ts";
+import { type Clock, systemClock } from "../runtime/clock.ts";
+import { LeaseKeeper } from "./lease_keeper.ts";
 import type { HeldLock, LockManager } from "./lock_manager.ts";
 
-// How soon a renewal that failed is tried again (sooner where a third of the lease is shorter).
-const RETRY_MS = 500;
 // How often a replica that waits for the lock tries to take it (more often where a third of the
 // lease is shorter): how late at most, past the lease, it takes over from a holder that died.
 const TAKE_RETRY_MS = 1000;
@@ -139,74 +137,23 @@ export class SingletonDaemon {
     takenAt: number,
   ): Promise<unknown> {
     const { key, leaseMs } = this.#settings;
-    const clock = this.#clock;
     const controller = new AbortController();
-    const every = Math.max(1, Math.floor(leaseMs / 3));
     let lost: string | undefined;
-    let stopped = false;
-    let renewal: Timer | undefined;
-    // Fires a third of the lease before it surely ends, unless a renewal confirmed it again: the
-    // run has that third to see its signal before another replica can take the lock, and a
-    // renewal that hangs ends the run all the same.
-    let watchdog: Timer | undefined;
-    let lastError: unknown;
-    const stop = () => {
-      stopped = true;
-      renewal?.cancel();
-      watchdog?.cancel();
-    };
-    const lose = (why: string) => {
-      if (lost !== undefined) return;
+    const lease = new LeaseKeeper((ms) => lock.renew(ms), leaseMs, this.#clock, (why) => {
       lost = why;
-      stop();
       controller.abort(new Error(`@Daemon ${key}: the lease was lost: ${why}`));
-    };
+    });
     const onClose = () => controller.abort(appSignal.reason);
     appSignal.addEventListener("abort", onClose, { once: true });
     const aborted = new Promise<void>((resolve) =>
       controller.signal.addEventListener("abort", () => resolve(), { once: true })
     );
-    let confirmed = false;
-    // Counted from the start of the call that confirmed the lease: the store's count began later.
-    const renew = async (): Promise<void> => {
-      const started = clock.monotonic();
-      let held: boolean;
-      try {
-        const renewing = lock.renew(leaseMs);
-        hold.renewing = renewing;
-        held = await renewing;
-      } catch (error) {
-        lastError = error;
-        // Tried again soon: the lease holds until the watchdog says otherwise.
-        if (!stopped) renewal = clock.after(Math.min(RETRY_MS, every), renew);
-        return;
-      } finally {
-        hold.renewing = undefined;
-      }
-      if (stopped) return;
-      if (!held) return lose("the lock manager says another replica may hold it now");
-      confirmed = true;
-      watchdog?.cancel();
-      watchdog = clock.after(Math.max(1, started + leaseMs - every - clock.monotonic()), () => {
-        const why = lastError === undefined ? "" : ` (${messageOf(lastError)})`;
-        lose(`no renewal was confirmed in time${why}`);
-      });
-      lastError = undefined;
-      // On a beat from each renewal's start: a slow one does not push the next one late.
-      renewal = clock.after(Math.max(1, started + every - clock.monotonic()), renew);
-    };
     try {
-      // Until a renewal confirms it, the lease is counted from the start of the try that took it.
-      watchdog = clock.after(
-        Math.max(1, takenAt + leaseMs - every - clock.monotonic()),
-        () => lose("its lease could not be confirmed in time"),
-      );
-      // Confirmed once first, from the start of this call: the taking's own time is not known
-      // here. A renewal that hangs ends at the watchdog, or at the app's close.
-      if (!controller.signal.aborted) await Promise.race([renew(), aborted]);
+      // A first renewal that hangs ends at the watchdog, or at the app's close.
+      if (!controller.signal.aborted) await Promise.race([lease.start(takenAt), aborted]);
       if (appSignal.aborted) return undefined;
-      if (lost !== undefined || !confirmed) {
-        const why = lost ?? `its lease could not be confirmed (${messageOf(lastError)})`;
+      if (lost !== undefined || !lease.confirmed) {
+        const why = lost ?? `its lease could not be confirmed (${lease.failure})`;
         throw new Error(`@Daemon ${key}: the lock was taken, but ${why}`);
       }
       const result = await this.#run(controller.signal, { token: lock.token });
@@ -215,7 +162,8 @@ export class SingletonDaemon {
       }
       return result;
     } finally {
-      stop();
+      lease.stop();
+      hold.renewing = lease.renewing;
       appSignal.removeEventListener("abort", onClose);
     }
   }
