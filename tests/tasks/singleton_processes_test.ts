@@ -58,9 +58,10 @@ for (const kind of KINDS) {
         // A replica closed ends by itself: nothing of the app (a timer, a connection) holds it.
         const closed = async (name: string) => {
           const child = replicas.get(name)!;
-          child.child.stdin!.write("close\n");
-          await child.line(/^closed$/);
-          assert.equal(await child.exited, 0, child.stderr());
+          // Its stdin ended, nothing but the app could hold it.
+          child.child.stdin!.end();
+          await bounded(child.line(/^closed$/), `${name} to close`);
+          assert.equal(await bounded(child.exited, `${name} to end`), 0, child.stderr());
           replicas.delete(name);
         };
 
@@ -135,4 +136,20 @@ function ticksTable(kind: string): string {
     ? "BIGINT AUTO_INCREMENT PRIMARY KEY"
     : "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY";
   return `CREATE TABLE ticks (id ${id}, token BIGINT, replica VARCHAR(10), at BIGINT)`;
+}
+
+// `promise`, or a failure naming `what` after two minutes: a replica that never ends fails the
+// test, rather than hanging the suite.
+async function bounded<T>(promise: Promise<T>, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    return await Promise.race([
+      promise,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`gave up waiting for ${what}`)), 120_000);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
