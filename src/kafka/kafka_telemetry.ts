@@ -9,7 +9,7 @@ import type { Attributes, Context, Span } from "@opentelemetry/api";
 import { type OtelApi, registeredTracer } from "../actuator/opentelemetry.ts";
 import { KafkaGauges, type LagReader } from "./kafka_gauges.ts";
 import { KafkaInstruments } from "./kafka_instruments.ts";
-import { errorClassOf as errorType } from "../observe/error_class.ts";
+import { errorClassOf } from "../observe/error_class.ts";
 import { baseAttributes } from "./messaging_attributes.ts";
 import type { OutgoingRecord, RecordMetadata, RecordSender } from "./outgoing_record.ts";
 import { creationContext, type ReceivedHeaders, withTraceHeaders } from "./trace_headers.ts";
@@ -124,7 +124,7 @@ export class KafkaTelemetry {
     const start = performance.now();
     const done = (error: unknown, failed: boolean): void => {
       const seconds = (performance.now() - start) / 1000;
-      const point = failed ? { ...attributes, "error.type": errorType(error) } : attributes;
+      const point = failed ? { ...attributes, "error.type": errorClassOf(error) } : attributes;
       if (span !== undefined) {
         if (failed) {
           span.setAttribute("error.type", point["error.type"] as string);
@@ -192,7 +192,7 @@ export class KafkaTelemetry {
       });
       return sent;
     } catch (error) {
-      const type = errorType(error);
+      const type = errorClassOf(error);
       records.forEach((record, i) => {
         const span = spans[i];
         if (span !== undefined) {

@@ -116,29 +116,26 @@ export function Daemon(options: DaemonOptions = {}): DaemonDecorator {
   if (lockManager !== undefined && (typeof lockManager !== "string" || lockManager === "")) {
     throw new TypeError("@Daemon({ lockManager }): the name of a LockManager bean");
   }
-  const mark = (cls: string): DaemonMark => ({
-    name: name ?? cls,
-    instances,
-    ...(singleton
-      ? {
-        singleton: {
-          leaseMs: lease === undefined
-            ? DEFAULT_LEASE_MS
-            : durationOption(lease, "@Daemon({ lease })", { min: 1000 }),
-          lockManager,
-        },
-      }
-      : {}),
-  });
   // Checked where the decorator is written, not when it is applied.
-  mark("");
+  const held: DaemonMark["singleton"] = singleton
+    ? {
+      leaseMs: lease === undefined
+        ? DEFAULT_LEASE_MS
+        : durationOption(lease, "@Daemon({ lease })", { min: 1000 }),
+      lockManager,
+    }
+    : undefined;
   return (value, context) => {
     checkDecoratorCall("@Daemon", value, context);
     const cls = String(context.name ?? "(anonymous)");
     if (typeof (value.prototype as { run?: unknown }).run !== "function") {
       throw new TypeError(`@Daemon on class ${cls}: it runs run(signal), which ${cls} lacks`);
     }
-    ownEntry(context.metadata, DAEMON, () => mark(cls));
+    ownEntry(context.metadata, DAEMON, (): DaemonMark => ({
+      name: name ?? cls,
+      instances,
+      ...(held === undefined ? {} : { singleton: held }),
+    }));
     bringFeature(context.metadata, daemonFeature);
   };
 }

@@ -73,6 +73,14 @@ function waitingRun() {
   return { runs, finish, run };
 }
 
+/** One replica's daemon over `locks` (scripted, on a virtual clock), started. */
+function startReplica(locks = new ScriptedLocks(new FakeClock(0)), log = logger) {
+  const { runs, finish, run } = waitingRun();
+  const app = new AbortController();
+  const ended = new SingletonDaemon(locks, SETTINGS, run, log, locks.clock).run(app.signal);
+  return { clock: locks.clock, locks, runs, finish, app, ended };
+}
+
 describe("SingletonDaemon", () => {
   it("runs with the lock's token, renews every third of the lease, gives the lock back", async () => {
     const clock = new FakeClock(0);
@@ -118,13 +126,9 @@ describe("SingletonDaemon", () => {
   });
 
   it("aborts the run once a renewal is refused, and says so when the run then ends", async () => {
-    const clock = new FakeClock(0);
-    const locks = new ScriptedLocks(clock);
-    const { runs, run } = waitingRun();
-    const ended = assert.rejects(
-      new SingletonDaemon(locks, SETTINGS, run, logger, clock).run(new AbortController().signal),
-      /its run ended once the lease was lost/,
-    );
+    const replica = startReplica();
+    const { clock, locks, runs } = replica;
+    const ended = assert.rejects(replica.ended, /its run ended once the lease was lost/);
     await until(() => runs.length === 1);
     locks.answer = () => Promise.resolve(false);
     await clock.advance(1000);
@@ -136,13 +140,9 @@ describe("SingletonDaemon", () => {
 
   it("aborts the run a third of the lease before its end when renewals fail or hang", async () => {
     for (const failure of ["throws", "hangs"] as const) {
-      const clock = new FakeClock(0);
-      const locks = new ScriptedLocks(clock);
-      const { runs, run } = waitingRun();
-      const ended = assert.rejects(
-        new SingletonDaemon(locks, SETTINGS, run, logger, clock).run(new AbortController().signal),
-        /lease was lost/,
-      );
+      const replica = startReplica();
+      const { clock, locks, runs } = replica;
+      const ended = assert.rejects(replica.ended, /lease was lost/);
       await until(() => runs.length === 1);
       // The last renewal that held began at 0: the lease surely ends at 3000, and the run is
       // told at 2000, a third of the lease before another replica could take the lock.
@@ -198,12 +198,7 @@ describe("SingletonDaemon", () => {
 
   it("gives the lock back once a renewal under way at the run's end answered, whatever", async () => {
     for (const answer of ["holds", "fails"] as const) {
-      const clock = new FakeClock(0);
-      const locks = new ScriptedLocks(clock);
-      const { runs, finish, run } = waitingRun();
-      const ended = new SingletonDaemon(locks, SETTINGS, run, logger, clock).run(
-        new AbortController().signal,
-      );
+      const { clock, locks, runs, finish, ended } = startReplica();
       await until(() => runs.length === 1);
       const pending = deferred<boolean>();
       locks.answer = () => pending.promise;
@@ -251,10 +246,7 @@ describe("SingletonDaemon", () => {
     const locks = new ScriptedLocks(clock);
     locks.failing = 3;
     const logged = memoryLogger();
-    const { runs, finish, run } = waitingRun();
-    const ended = new SingletonDaemon(locks, SETTINGS, run, logged, clock).run(
-      new AbortController().signal,
-    );
+    const { runs, finish, ended } = startReplica(locks, logged);
     await clock.whenSleeping();
     await clock.advance(3000);
     await until(() => runs.length === 1);
@@ -267,12 +259,7 @@ describe("SingletonDaemon", () => {
   });
 
   it("keeps the run going through a renewal that failed once, then held", async () => {
-    const clock = new FakeClock(0);
-    const locks = new ScriptedLocks(clock);
-    const { runs, finish, run } = waitingRun();
-    const ended = new SingletonDaemon(locks, SETTINGS, run, logger, clock).run(
-      new AbortController().signal,
-    );
+    const { clock, locks, runs, finish, ended } = startReplica();
     await until(() => runs.length === 1);
     let calls = 0;
     locks.answer = () =>
@@ -284,21 +271,18 @@ describe("SingletonDaemon", () => {
   });
 
   it("aborts the run when the app closes, and waits for no lock once closed", async () => {
-    const clock = new FakeClock(0);
-    const locks = new ScriptedLocks(clock);
-    const { runs, run } = waitingRun();
-    const app = new AbortController();
-    const ended = new SingletonDaemon(locks, SETTINGS, run, logger, clock).run(app.signal);
+    const { clock, locks, runs, app, ended } = startReplica();
     await until(() => runs.length === 1);
     app.abort(new Error("closing"));
     assert.equal(runs[0].signal.aborted, true);
     await ended;
     assert.equal(locks.released, 1);
+    const later = waitingRun();
     assert.equal(
-      await new SingletonDaemon(locks, SETTINGS, run, logger, clock).run(app.signal),
+      await new SingletonDaemon(locks, SETTINGS, later.run, logger, clock).run(app.signal),
       undefined,
     );
-    assert.equal(runs.length, 1);
+    assert.equal(later.runs.length, 0);
     assert.equal(locks.requests.length, 1, "no lock asked for once closed");
   });
 
