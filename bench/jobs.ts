@@ -13,12 +13,13 @@
  *   this process, each run a no-op; timed from the first enqueue to the last run's end. Thaw
  *   on SQLite (a file), PostgreSQL and MariaDB; pg-boss (`work`, localConcurrency 8, batchSize
  *   100: it waits its polling interval, 0.5 s at least, after each fetch) on PostgreSQL; BullMQ
- *   (`Worker`, concurrency 8) on a redis-server this file starts.
+ *   (`Worker`, concurrency 8) on a redis-server this file starts; Thaw on SQS (ElasticMQ, with
+ *   `--sqs`: `tools/elasticmq.sh start` first), the enqueues 10 at a time (one SQS call each).
  * - what an enqueue adds to a transaction: a transaction inserting one row of the app's (the
  *   baseline) against the same transaction that also enqueues a job, in µs of wall time. Thaw's
  *   enqueue is part of the transaction; pg-boss's `send` is given the transaction's connection
  *   (`db`); BullMQ cannot join a database transaction, so its `add` follows the commit (the dual
- *   write the others avoid).
+ *   write the others avoid); nor can SQS: Thaw's SQS enqueue follows the commit too.
  *
  * Each figure is the median of `--rounds` rounds (the enqueue figure of `--batch` transactions a
  * round, baseline and enqueue in turn, with the transaction's time with the enqueue over its time
@@ -45,6 +46,7 @@ const { values } = parseArgs({
     jobs: { type: "string", default: "2000" },
     rounds: { type: "string", default: "3" },
     batch: { type: "string", default: "200" },
+    sqs: { type: "boolean", default: false },
   },
 });
 const JOBS = Number(values.jobs);
@@ -286,6 +288,73 @@ async function bullMq(postgres: string): Promise<Figures> {
   }
 }
 
+// Thaw on SQS (ElasticMQ on its test port), queues of this run's own; the enqueue's cost measured
+// after a PostgreSQL transaction, as BullMQ's.
+async function thawSqs(postgres: string): Promise<Figures> {
+  const suffix = `${process.pid}-${Date.now()}`;
+  @Service()
+  class SqsWork {
+    @JobHandler(`bench-${suffix}`, { concurrency: CONCURRENCY })
+    run(): void {
+      runs.ran();
+    }
+  }
+  const app = await bootstrap({
+    config: {
+      jobs: {
+        store: "sqs",
+        sqs: {
+          endpoint: "http://127.0.0.1:9324",
+          region: "us-east-1",
+          "access-key-id": "bench",
+          "secret-access-key": "bench",
+        },
+      },
+    },
+    components: [SqsWork],
+    jobs: jobs(),
+    logger: quiet,
+  });
+  const client = new pg.Client({ connectionString: postgres });
+  await client.connect();
+  try {
+    const queue = app.getBean(JobQueue);
+    await client.query("CREATE TABLE bench_orders_sqs (id INTEGER PRIMARY KEY, v VARCHAR(10))");
+    let id = 0;
+    const plain = async () => {
+      await client.query("BEGIN");
+      await client.query("INSERT INTO bench_orders_sqs VALUES ($1, $2)", [id++, "v"]);
+      await client.query("COMMIT");
+    };
+    const withJob = async () => {
+      await plain();
+      await queue.enqueue(`other-${suffix}`, { id });
+    };
+    const enqueue = await added(plain, withJob);
+    app.start();
+    const rates: number[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      const ran = runs.expect(JOBS);
+      const start = performance.now();
+      for (let from = 0; from < JOBS; from += 10) {
+        await Promise.all(
+          Array.from(
+            { length: Math.min(10, JOBS - from) },
+            (_, i) => queue.enqueue(`bench-${suffix}`, { n: from + i }),
+          ),
+        );
+      }
+      await ran;
+      rates.push(JOBS / ((performance.now() - start) / 1000));
+    }
+    return { perSecond: median(rates), ...enqueue };
+  } finally {
+    await client.query("DROP TABLE IF EXISTS bench_orders_sqs").catch(() => {});
+    await client.end();
+    await app.close();
+  }
+}
+
 // A database of its own on the server of `url`, dropped by the returned function.
 async function ownDatabase(
   url: string,
@@ -360,6 +429,7 @@ if (withSqlite) {
   try {
     if (withPgBoss) results.push(["pg-boss, PostgreSQL", await pgBoss(withUser.href)]);
     results.push(["BullMQ, Redis", await bullMq(withUser.href)]);
+    if (values.sqs) results.push(["Thaw, SQS (ElasticMQ)", await thawSqs(withUser.href)]);
   } finally {
     await drop();
   }
@@ -367,7 +437,7 @@ if (withSqlite) {
 const reference = results.find(([name]) => name === "Thaw, PostgreSQL")![1];
 for (const [name, { perSecond, addedUs, slower }] of results) {
   console.log(
-    `${name.padEnd(20)} ${perSecond.toFixed(0).padStart(7)} jobs/s (${
+    `${name.padEnd(22)} ${perSecond.toFixed(0).padStart(7)} jobs/s (${
       (perSecond / reference.perSecond).toFixed(2)
     }x Thaw on PostgreSQL)  an enqueue adds ${addedUs.toFixed(0).padStart(5)} µs to a ` +
       `transaction (${slower.toFixed(2)}x its time)`,

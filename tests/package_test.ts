@@ -45,13 +45,14 @@ describe("package metadata", () => {
     }
   });
 
-  it("the drivers, the OpenSearch and Kafka clients, jose, undici, swagger-ui-dist, OpenTelemetry, redis and ws are optional peer dependencies, installed here for the tests", async () => {
+  it("the drivers, the OpenSearch, Kafka and SQS clients, jose, undici, swagger-ui-dist, OpenTelemetry, redis and ws are optional peer dependencies, installed here for the tests", async () => {
     const npm = await json("package.json");
     const peers = npm.peerDependencies as Record<string, string>;
     const meta = npm.peerDependenciesMeta as Record<string, { optional?: boolean }>;
     const dev = npm.devDependencies as Record<string, string>;
     const dependencies = npm.dependencies as Record<string, string>;
     assert.deepEqual(Object.keys(peers).sort(), [
+      "@aws-sdk/client-sqs",
       "@opensearch-project/opensearch",
       "@opentelemetry/api",
       "@opentelemetry/exporter-prometheus",

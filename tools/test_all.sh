@@ -59,7 +59,8 @@ set_up=0
     npm ci --prefix tools/openapi-typescript --no-audit --no-fund --loglevel=error &&
     bash tools/opensearch.sh start && bash tools/opensearch_cluster.sh start &&
     bash tools/databases.sh start && bash tools/elasticsearch.sh start &&
-    bash tools/kafka.sh start && bash tools/kafka.sh start-cluster
+    bash tools/kafka.sh start && bash tools/kafka.sh start-cluster &&
+    bash tools/elasticmq.sh start
 } || set_up=$?
 linted=0
 wait "$lint" || linted=$?
@@ -99,7 +100,10 @@ start=$SECONDS
   lane kafka "unit bun" "unit node lts" "unit deno"
 } &
 lane search "${search[@]}" &
-lane rest "${rest[@]}" &
+{
+  lane rest "${rest[@]}"
+  bash tools/elasticmq.sh stop || true
+} &
 wait
 
 echo "=== steps: lane, step, exit, seconds ($((SECONDS - start)) s in all)"

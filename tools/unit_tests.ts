@@ -42,6 +42,7 @@ const NEEDS: Readonly<Record<string, string>> = {
   "pg": "PostgreSQL",
   "mysql2": "MariaDB",
   "workerd": "workerd",
+  "@aws-sdk/client-sqs": "ElasticMQ (tools/elasticmq.sh)",
 };
 
 const MARKER = /^\/\/ integration test:/m;

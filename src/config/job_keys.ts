@@ -11,7 +11,7 @@ import { declareKeys, type KeyDeclaration } from "./thaw_keys.ts";
 export const JOB_KEYS = {
   "jobs.store": {
     type: "choice",
-    choices: ["datasource"],
+    choices: ["datasource", "sqs"],
     default: "datasource",
   },
   "jobs.datasource": {
@@ -22,6 +22,24 @@ export const JOB_KEYS = {
     type: "feature",
   },
   "jobs.poll-interval": {
+    type: "feature",
+  },
+  // SQS (`jobs.store: sqs`): the endpoint when not AWS's own (ElasticMQ, LocalStack), the region,
+  // and credentials when not the SDK's default chain.
+  "jobs.sqs.endpoint": {
+    type: "string",
+  },
+  "jobs.sqs.region": {
+    type: "string",
+  },
+  "jobs.sqs.access-key-id": {
+    type: "string",
+  },
+  "jobs.sqs.secret-access-key": {
+    type: "string",
+  },
+  // How long a receive waits for a job to come (long polling), up to 20 s.
+  "jobs.sqs.wait-time": {
     type: "feature",
   },
 } as const satisfies Readonly<Record<string, KeyDeclaration>>;

@@ -63,12 +63,22 @@ export const KEY_DOCS: Readonly<Record<SettingKey, string>> = {
   "thaw.task.executors":
     "Named executors for `@Async(name)`, each with the keys of `thaw.task.execution.pool` (`thaw.task.executors.mail.pool.max-size`).",
   "jobs.store":
-    "Where the jobs of `jobs()` (`@thaw/thaw/jobs`) are kept: `datasource`, a table of a datasource, made by `jobsMigration()`.",
+    "Where the jobs of `jobs()` (`@thaw/thaw/jobs`) are kept: `datasource`, a table of a datasource, made by `jobsMigration()`; `sqs`, SQS queues (through `@aws-sdk/client-sqs`).",
   "jobs.datasource": "The datasource whose table keeps the jobs: the primary one when unset.",
   "jobs.retention":
     "How long a done job is kept before it is deleted: `7d` by default; `0` deletes it as it finishes. Dead jobs are kept until deleted.",
   "jobs.poll-interval":
     "How often a worker looks for due jobs nobody woke it for (another process's enqueue, a delay coming due, a lease running out): `1s` by default.",
+  "jobs.sqs.endpoint":
+    "The SQS service's URL when it is not AWS's own (ElasticMQ, LocalStack), for `jobs.store: sqs`.",
+  "jobs.sqs.region":
+    "The AWS region of the jobs' SQS queues: the SDK's own (`AWS_REGION`, the profile) when unset.",
+  "jobs.sqs.access-key-id":
+    "The access key id for the jobs' SQS queues, with `jobs.sqs.secret-access-key`: the SDK's default credentials when unset.",
+  "jobs.sqs.secret-access-key":
+    "The secret access key for the jobs' SQS queues; masked in every message.",
+  "jobs.sqs.wait-time":
+    "How long a receive from SQS waits for a job to come (long polling): `20s` by default, the most SQS allows.",
   "kafka.bootstrap-servers":
     "The brokers the Kafka client first reaches, `host:port` each (`kafka()` of `@thaw/thaw/kafka`); a text is split on `,`.",
   "kafka.client-id": "The client id the brokers see in their logs and quotas: `thaw` when unset.",

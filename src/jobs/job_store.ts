@@ -44,8 +44,12 @@ export interface JobStore {
    * be taken (at once, or at that transaction's commit), the store's listener hears of its queue.
    */
   enqueue(job: CheckedEnqueue, trace: string | undefined): Promise<Enqueued>;
-  /** Takes up to `count` due jobs of `queue` for `leaseMs`, the highest priority, then earliest due, first. */
-  take(queue: string, count: number, leaseMs: number): Promise<TakenJob[]>;
+  /**
+   * Takes up to `count` due jobs of `queue` for `leaseMs`, the highest priority, then earliest
+   * due, first. A store that waits for jobs to come (SQS's long polling) resolves none once
+   * `signal` aborts.
+   */
+  take(queue: string, count: number, leaseMs: number, signal?: AbortSignal): Promise<TakenJob[]>;
   /** Applies `step` to `job`; `false` when its lease was lost (another worker has it, or had it). */
   finish(job: TakenJob, step: NextStep, error: string | undefined): Promise<boolean>;
   /**
@@ -66,6 +70,16 @@ export interface JobStore {
   revive(id: string): Promise<string | undefined>;
   /** Deletes job `id` unless it is running; `false` when no such job is there to delete. */
   remove(id: string): Promise<boolean>;
+  /** The most jobs one take gives (SQS: 10); unbounded when absent. */
+  readonly takeLimit?: number;
+  /** What a job's id looks like here: anything else names no job. */
+  readonly ids: RegExp;
+  /** The store, as messages name it. */
+  readonly where: string;
+  /** `error` with the store named, and `what` it could not do. */
+  named(error: unknown, what: string): Error;
+  /** Lets go of what the store holds (sockets, timers), once its workers closed. */
+  close?(): void;
 }
 
 /** A dead job, as the actuator lists it. */

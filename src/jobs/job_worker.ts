@@ -44,6 +44,8 @@ export class JobWorker {
   // write it again ends (`#closedNow`), so that no timer outlives the close.
   #closed = false;
   readonly #closedNow = new AbortController();
+  // Aborted as the close begins: a take that waits for jobs to come (SQS) ends then.
+  readonly #stopTaking = new AbortController();
   // Set by a wake that came while the worker was busy, so that its next wait does not begin;
   // the wait that sees it clears it.
   #woken = false;
@@ -88,6 +90,7 @@ export class JobWorker {
   async close(timeoutMs: number): Promise<number> {
     this.#closing = true;
     this.#open = false;
+    this.#stopTaking.abort();
     this.#waiting?.resolve();
     for (const { controller } of this.#running) {
       controller.abort(
@@ -131,11 +134,16 @@ export class JobWorker {
           await this.#store.reclaim(this.queue, attempts);
           // A close that began meanwhile takes nothing only to give it back.
           if (!this.#open) break;
-          const jobs = await this.#store.take(this.queue, room, timeoutMs);
+          const jobs = await this.#store.take(
+            this.queue,
+            room,
+            timeoutMs,
+            this.#stopTaking.signal,
+          );
           failures = 0;
           for (const job of jobs) this.#begin(job);
-          // As many as it had room for: more may be due.
-          full = jobs.length === room;
+          // As many as it had room for (or a take gives): more may be due.
+          full = jobs.length === Math.min(room, this.#store.takeLimit ?? room);
         } catch (error) {
           failures++;
           if (failures === 1 || failures % 20 === 0) {

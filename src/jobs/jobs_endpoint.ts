@@ -17,9 +17,6 @@ import type { JobStore } from "./job_store.ts";
 // The dead jobs the list shows, the latest to die first.
 const DEAD_SHOWN = 100;
 
-// A job's id as the table makes them: what else a path holds names no job.
-const ID = /^[1-9][0-9]{0,17}$/;
-
 // A dead job retried while another job of its queue holds its key.
 const UNIQUE = new Set(["23505", "ER_DUP_ENTRY", "SQLITE_CONSTRAINT_UNIQUE"]);
 
@@ -42,7 +39,7 @@ export function jobsEndpoint(store: () => JobStore): Class {
     @WriteOperation()
     @Selector("id", "action")
     async act(id: string, action: string): Promise<object> {
-      if (action !== "retry" || !ID.test(id)) {
+      if (action !== "retry" || !store().ids.test(id)) {
         return answer(404, {
           error: `no operation ${JSON.stringify(action)} on job ${JSON.stringify(id)}`,
         });
@@ -64,7 +61,7 @@ export function jobsEndpoint(store: () => JobStore): Class {
     @DeleteOperation()
     @Selector("id")
     async remove(id: string): Promise<object | undefined> {
-      if (!ID.test(id) || !await store().remove(id)) {
+      if (!store().ids.test(id) || !await store().remove(id)) {
         return answer(404, { error: `no job ${JSON.stringify(id)} that is not running` });
       }
       return undefined;

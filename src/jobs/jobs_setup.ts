@@ -17,14 +17,18 @@ import { JobWorker } from "./job_worker.ts";
 import { JobWorkers } from "./job_workers.ts";
 import { type JobsFeature, jobsFeature } from "./jobs_feature.ts";
 import type { JobsTelemetry } from "./jobs_telemetry.ts";
+import type { JobStore } from "./job_store.ts";
 import { SqlJobStore } from "./sql_job_store.ts";
+import type { SqsJobStore, SqsSettings } from "./sqs_job_store.ts";
+import { importOptional } from "../runtime/optional_module.ts";
 
 /**
  * Durable background jobs, for `bootstrap({ jobs: jobs() })`: the `JobQueue` bean, and a worker
  * for each `@JobHandler` queue, from `app.start()` (which `listen` calls). The jobs are kept in
  * the table `jobsMigration()` makes, in the datasource `jobs.datasource` names (the primary one
- * by default). `app.close()` stops taking jobs, aborts the signals of the runs in progress and
- * waits up to `server.shutdown-timeout` for them; a job whose run did not finish is taken again.
+ * by default), or with `jobs.store: sqs` in SQS queues (through `@aws-sdk/client-sqs`).
+ * `app.close()` stops taking jobs, aborts the signals of the runs in progress and waits up to
+ * `server.shutdown-timeout` for them; a job whose run did not finish is taken again.
  *
  * @see https://github.com/thaw/thaw/blob/main/docs/jobs.md
  */
@@ -35,28 +39,19 @@ export function jobs(): JobsFeature {
 // `7d`: what a done job is kept unless `jobs.retention` says otherwise.
 const DEFAULT_RETENTION_MS = 7 * 86_400_000;
 const DEFAULT_POLL_MS = 1000;
+// SQS's longest long poll, its default here.
+const MAX_SQS_WAIT_S = 20;
 
 async function setUp(
   settings: ThawSettings,
   { context, logger }: SetupHost,
 ): Promise<FeatureFactory> {
-  const retention = settings.get("jobs.retention");
-  const retentionMs = retention === undefined
-    ? DEFAULT_RETENTION_MS
-    : durationKey(retention, settings.where("jobs.retention"), { max: Number.MAX_SAFE_INTEGER });
-  const poll = settings.get("jobs.poll-interval");
-  const pollMs = poll === undefined
-    ? DEFAULT_POLL_MS
-    : durationKey(poll, settings.where("jobs.poll-interval"), { min: 1 });
-  const named = settings.get("jobs.datasource");
+  const { retentionMs, pollMs } = jobsTimes(settings);
   const workers = new JobWorkers(logger);
-  const datasources = () =>
-    context.beans().flatMap(({ instance }) => instance instanceof SqlClient ? [instance.name] : []);
-  // The datasources' clients are made before this bean: they were registered first.
-  const namedClient = (name: string): unknown => context.findBean(name);
-  let store: SqlJobStore | undefined;
+  const makeStore = await storeMaker(settings, context, retentionMs);
+  let store: JobStore | undefined;
   const counts = async () => {
-    const kept = store as SqlJobStore;
+    const kept = store as JobStore;
     try {
       return await kept.counts();
     } catch (error) {
@@ -73,30 +68,30 @@ async function setUp(
     type: JobQueue,
     source: "jobs()",
     create: () => {
-      const sql = named === undefined ? context.getBean(SqlClient) : namedClient(named);
-      if (!(sql instanceof SqlClient)) {
-        throw new DefinitionError(
-          `${settings.where("jobs.datasource")}: no datasource is named ${JSON.stringify(named)}` +
-            ` (the datasources: ${datasources().join(", ") || "none"})`,
-        );
-      }
-      store = new SqlJobStore(sql, retentionMs, workers.wake);
+      store = makeStore(workers.wake);
       return Promise.resolve(new JobQueue(store, telemetry));
     },
   });
   // Served by the actuator's health, where the app has it; a record nobody reads otherwise.
   context.register(jobsHealth(counts));
-  context.register(jobsEndpoint(() => store as SqlJobStore));
+  context.register(jobsEndpoint(() => store as JobStore));
   return (host) => {
     const handlers = foundHandlers(host.context.beans());
-    const kept = store as SqlJobStore;
+    const kept = store as JobStore;
+    if ("know" in kept) {
+      (kept as SqsJobStore).know(handlers.map(({ queue, settings, where }) => ({
+        queue,
+        timeoutMs: settings.timeoutMs,
+        where,
+      })));
+    }
     workers.attach(
       kept,
       retentionMs,
       handlers.map((handler) => new JobWorker(kept, handler, { pollMs, logger, telemetry })),
     );
     // Another process's enqueue wakes this one's workers at once on PostgreSQL.
-    const notifications = kept.notifies && handlers.length > 0
+    const notifications = kept instanceof SqlJobStore && kept.notifies && handlers.length > 0
       ? new JobNotifications(kept.sql.pool as ListeningPool, workers.wake, logger)
       : undefined;
     return {
@@ -109,10 +104,88 @@ async function setUp(
         jobs: async () => {
           notifications?.close();
           await workers.close(host.shutdownTimeoutMs);
+          kept.close?.();
           telemetry?.close();
           return undefined;
         },
       },
     };
+  };
+}
+
+// `jobs.retention` and `jobs.poll-interval`, in ms.
+function jobsTimes(settings: ThawSettings): { retentionMs: number; pollMs: number } {
+  const retention = settings.get("jobs.retention");
+  const poll = settings.get("jobs.poll-interval");
+  return {
+    retentionMs: retention === undefined
+      ? DEFAULT_RETENTION_MS
+      : durationKey(retention, settings.where("jobs.retention"), { max: Number.MAX_SAFE_INTEGER }),
+    pollMs: poll === undefined
+      ? DEFAULT_POLL_MS
+      : durationKey(poll, settings.where("jobs.poll-interval"), { min: 1 }),
+  };
+}
+
+// What makes the store once the datasources' beans are: a datasource's table, or SQS, its SDK
+// loaded now (only for an app that keeps its jobs there: the SDK stays out of every other).
+async function storeMaker(
+  settings: ThawSettings,
+  context: SetupHost["context"],
+  retentionMs: number,
+): Promise<(wake: (queue: string) => void) => JobStore> {
+  if (settings.get("jobs.store") !== "sqs") {
+    return (wake) => new SqlJobStore(datasourceOf(settings, context), retentionMs, wake);
+  }
+  const sqs = sqsSettings(settings);
+  const { SqsJobStore } = await importOptional(() => import("./sqs_job_store.ts"), {
+    packages: ["@aws-sdk/client-sqs"],
+    neededBy: `${settings.where("jobs.store")} (sqs)`,
+    what: "the AWS SDK's SQS client",
+  });
+  return (wake) => new SqsJobStore(sqs, wake);
+}
+
+// The datasource `jobs.datasource` names, else the primary one.
+function datasourceOf(settings: ThawSettings, context: SetupHost["context"]): SqlClient {
+  const named = settings.get("jobs.datasource");
+  // The datasources' clients are made before this bean: they were registered first.
+  const sql = named === undefined ? context.getBean(SqlClient) : context.findBean(named);
+  if (!(sql instanceof SqlClient)) {
+    const datasources = context.beans().flatMap(({ instance }) =>
+      instance instanceof SqlClient ? [instance.name] : []
+    );
+    throw new DefinitionError(
+      `${settings.where("jobs.datasource")}: no datasource is named ${JSON.stringify(named)}` +
+        ` (the datasources: ${datasources.join(", ") || "none"})`,
+    );
+  }
+  return sql;
+}
+
+// `jobs.sqs.*`, checked.
+function sqsSettings(settings: ThawSettings): SqsSettings {
+  const id = settings.get("jobs.sqs.access-key-id");
+  const secret = settings.get("jobs.sqs.secret-access-key");
+  if ((id === undefined) !== (secret === undefined)) {
+    throw new DefinitionError(
+      `${
+        settings.where(id === undefined ? "jobs.sqs.secret-access-key" : "jobs.sqs.access-key-id")
+      }` +
+        ": jobs.sqs.access-key-id and jobs.sqs.secret-access-key go together (or neither: the " +
+        "SDK's default credentials)",
+    );
+  }
+  const wait = settings.get("jobs.sqs.wait-time");
+  const waitMs = wait === undefined
+    ? MAX_SQS_WAIT_S * 1000
+    : durationKey(wait, settings.where("jobs.sqs.wait-time"), { max: MAX_SQS_WAIT_S * 1000 });
+  return {
+    endpoint: settings.get("jobs.sqs.endpoint"),
+    region: settings.get("jobs.sqs.region"),
+    credentials: id === undefined || secret === undefined
+      ? undefined
+      : { accessKeyId: id, secretAccessKey: secret },
+    waitSeconds: Math.floor(waitMs / 1000),
   };
 }

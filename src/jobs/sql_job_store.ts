@@ -36,6 +36,8 @@ export class SqlJobStore implements JobStore {
   readonly #visible: (queue: string) => void;
   // The datasource and table, as messages name them.
   readonly where: string;
+  // A job's id as the table makes them.
+  readonly ids: RegExp = /^[1-9][0-9]{0,17}$/;
 
   /**
    * The jobs of the datasource of `sql`; done jobs are kept `retentionMs` (0: deleted as they

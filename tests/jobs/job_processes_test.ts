@@ -2,16 +2,20 @@
 // each), on SQLite (a file), PostgreSQL and MariaDB, one process killed with SIGKILL mid-run: every
 // job ends done, none is lost, and a job runs twice only where the killed process ran it and died
 // before recording its end: the four runs it held when killed, each run again once its lease
-// ended. The processes are tests/fixtures/jobs/worker_process.ts.
+// ended. The same on SQS (ElasticMQ), the runs recorded on PostgreSQL: the killed process's runs
+// come back once their window (a third of the lease) ended. The processes are
+// tests/fixtures/jobs/worker_process.ts.
 import assert from "node:assert/strict";
+import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { describe, it } from "node:test";
+import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from "@aws-sdk/client-sqs";
 import { bootstrap } from "../../mod.ts";
 import { data, SqlClient } from "../../data.ts";
 import { JobQueue, jobs, jobsMigration } from "../../jobs.ts";
 import { watchChild, type WatchedChild } from "../child_output.ts";
 import { scriptCommand } from "../runtime.ts";
-import { datasourceEntries, KINDS } from "../sql/pools.ts";
+import { datasourceEntries, type DatasourceEntry, KINDS } from "../sql/pools.ts";
 import { waitFor } from "./job_support.ts";
 
 const databases = datasourceEntries();
@@ -113,6 +117,103 @@ for (const kind of KINDS) {
         }
         await app.close();
       }
+    });
+  });
+}
+
+const SQS = {
+  endpoint: "http://127.0.0.1:9324",
+  region: "us-east-1",
+  "access-key-id": "thaw-test",
+  "secret-access-key": "thaw-test",
+};
+
+describe("jobs() on SQS (ElasticMQ), three processes", () => {
+  it(`runs ${JOBS} jobs, each once but the killed process's, through a SIGKILL`, async () => {
+    const queueName = `work-${process.pid}-${Date.now()}`;
+    const { entry } = await databases("postgres", "main");
+    const app = await bootstrap({
+      config: { datasource: [entry], jobs: { store: "sqs", sqs: SQS } },
+      data: data(),
+      jobs: jobs(),
+    });
+    const raw = new SQSClient({
+      endpoint: SQS.endpoint,
+      region: SQS.region,
+      credentials: { accessKeyId: "x", secretAccessKey: "x" },
+    });
+    const children: WatchedChild[] = [];
+    try {
+      const sql = app.getBean(SqlClient);
+      await sql.unsafe(
+        "CREATE TABLE runs (job VARCHAR(40), n INTEGER, attempt INTEGER, process VARCHAR(10))",
+      );
+      const queue = app.getBean(JobQueue);
+      for (let from = 0; from < JOBS; from += 20) {
+        await Promise.all(
+          Array.from({ length: 20 }, (_, i) => queue.enqueue(queueName, { n: from + i })),
+        );
+      }
+      children.push(...startWorkers(entry, queueName));
+      await Promise.all(children.map((child) => child.line(/^started$/)));
+      const count = async (text: string) => Number((await sql.unsafe(text)).rows[0].n);
+      await children[0].line(/^holding 4$/);
+      children[0].child.kill("SIGKILL");
+      await children[0].exited;
+      const { QueueUrl } = await raw.send(new CreateQueueCommand({ QueueName: queueName }));
+      await waitFor("every job run, and no message left", async () => {
+        if (await count("SELECT COUNT(DISTINCT n) AS n FROM runs") < JOBS) return false;
+        const { Attributes = {} } = await raw.send(
+          new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ["All"] }),
+        );
+        return Attributes.ApproximateNumberOfMessages === "0" &&
+          Attributes.ApproximateNumberOfMessagesNotVisible === "0";
+      });
+      for (const child of children.slice(1)) child.child.stdin!.write("close\n");
+      await Promise.all(children.slice(1).map((child) => child.line(/^closed$/)));
+      const { rows: twice } = await sql.unsafe<{ n: unknown }>(
+        "SELECT n FROM runs GROUP BY n HAVING COUNT(*) > 1",
+      );
+      assert.equal(twice.length, 4, `${twice.length} jobs ran twice`);
+      for (const { n } of twice) {
+        const { rows } = await sql.unsafe<{ attempt: unknown; process: unknown }>(
+          "SELECT attempt, process FROM runs WHERE n = " + Number(n) + " ORDER BY attempt",
+        );
+        assert.deepEqual(rows.map((r) => r.process === "p1"), [true, false]);
+        assert.deepEqual(rows.map((r) => Number(r.attempt)), [1, 2]);
+      }
+      console.log(
+        `sqs: ${JOBS} jobs run, none lost, ${twice.length} ran twice (the killed process's ` +
+          "runs in flight)",
+      );
+    } catch (error) {
+      const said = children.map((c, i) => `p${i + 1}: ${c.stderr().slice(-3000)}`).join("\n");
+      throw new Error(`${(error as Error).message}\n${said}`, { cause: error });
+    } finally {
+      for (const child of children) {
+        if (child.child.exitCode === null && child.child.signalCode === null) {
+          child.child.kill("SIGKILL");
+        }
+        await child.exited;
+      }
+      raw.destroy();
+      await app.close();
+    }
+  });
+});
+
+// The three worker processes on SQS, p1 holding its runs after its first thousand.
+function startWorkers(entry: DatasourceEntry["entry"], queueName: string): WatchedChild[] {
+  return ["p1", "p2", "p3"].map((name) => {
+    const [command, args] = scriptCommand(WORKER);
+    return watchChild(command, args, {
+      WORKER_DATASOURCE: JSON.stringify(entry),
+      WORKER_NAME: name,
+      WORKER_LEASE: "9000",
+      WORKER_SQS: JSON.stringify(SQS),
+      WORKER_QUEUE: queueName,
+      NO_COLOR: "1",
+      ...(name === "p1" ? { WORKER_HOLD: "1" } : {}),
     });
   });
 }

@@ -1,0 +1,124 @@
+// The dead jobs of SQS queues, each queue's in `<queue>-dead`: listed (a look that leaves them
+// where they are), and found by id for a retry or a delete. SQS cannot find a message by id: a
+// search receives the dead queue's messages, holding each invisible while it looks, and makes
+// those it passed visible again once it ended.
+import {
+  ChangeMessageVisibilityBatchCommand,
+  type Message,
+  ReceiveMessageCommand,
+  type SQSClient,
+} from "@aws-sdk/client-sqs";
+import type { DeadJob } from "./job_store.ts";
+import { numberOf, textOf } from "./sqs_attributes.ts";
+
+// Receives a search makes per dead queue at most (10 messages each).
+const SEARCH_RECEIVES = 50;
+// Empty answers in a row that end a search: SQS answers from a sample of its servers.
+const EMPTY_ANSWERS = 3;
+// How long a message looked at stays invisible, in seconds, should the search die meanwhile.
+const LOOK_S = 30;
+
+/** The queue of `queue`'s dead jobs. */
+export function deadQueue(queue: string): string {
+  return `${queue}-dead`;
+}
+
+/** A dead job's message, held invisible, and where it is. */
+export interface FoundDead {
+  readonly queue: string;
+  readonly url: string;
+  readonly message: Message;
+}
+
+/** The dead queues of the queues a store knows. */
+export class SqsDeadQueues {
+  readonly #client: SQSClient;
+  readonly #url: (queue: string) => Promise<string>;
+
+  /** `url` answers a queue's URL, made when it does not exist yet. */
+  constructor(client: SQSClient, url: (queue: string) => Promise<string>) {
+    this.#client = client;
+    this.#url = url;
+  }
+
+  /** The dead jobs of `queues`, up to 10 each, the latest to die first, `limit` at most. */
+  async list(queues: readonly string[], limit: number): Promise<DeadJob[]> {
+    const found = await Promise.all(queues.map(async (queue) => {
+      const answer = await this.#client.send(
+        new ReceiveMessageCommand({
+          QueueUrl: await this.#url(deadQueue(queue)),
+          MaxNumberOfMessages: 10,
+          VisibilityTimeout: 0,
+          WaitTimeSeconds: 0,
+          MessageAttributeNames: ["All"],
+          MessageSystemAttributeNames: ["SentTimestamp"],
+        }),
+      );
+      return (answer.Messages ?? []).map((message) => deadJob(queue, message));
+    }));
+    return found.flat().sort((a, b) => b.diedAt.localeCompare(a.diedAt)).slice(0, limit);
+  }
+
+  /** Dead job `id` among the dead queues of `queues`, held invisible; `undefined` if not found. */
+  async find(queues: readonly string[], id: string): Promise<FoundDead | undefined> {
+    for (const queue of queues) {
+      const url = await this.#url(deadQueue(queue));
+      const passed: Message[] = [];
+      try {
+        for (let receives = 0, empty = 0; receives < SEARCH_RECEIVES; receives++) {
+          const answer = await this.#client.send(
+            new ReceiveMessageCommand({
+              QueueUrl: url,
+              MaxNumberOfMessages: 10,
+              VisibilityTimeout: LOOK_S,
+              // Long polling asks every server, not a sample.
+              WaitTimeSeconds: 1,
+              MessageAttributeNames: ["All"],
+            }),
+          );
+          const messages = answer.Messages ?? [];
+          if (messages.length === 0) {
+            if (++empty === EMPTY_ANSWERS) break;
+            continue;
+          }
+          empty = 0;
+          for (const message of messages) {
+            if (textOf(message, "thaw-id") === id || message.MessageId === id) {
+              return { queue, url, message };
+            }
+            passed.push(message);
+          }
+        }
+      } finally {
+        await this.#showAgain(url, passed);
+      }
+    }
+    return undefined;
+  }
+
+  async #showAgain(url: string, messages: readonly Message[]): Promise<void> {
+    for (let i = 0; i < messages.length; i += 10) {
+      await this.#client.send(
+        new ChangeMessageVisibilityBatchCommand({
+          QueueUrl: url,
+          Entries: messages.slice(i, i + 10).map((message, n) => ({
+            Id: `m${n}`,
+            ReceiptHandle: message.ReceiptHandle,
+            VisibilityTimeout: 0,
+          })),
+        }),
+      );
+    }
+  }
+}
+
+function deadJob(queue: string, message: Message): DeadJob {
+  const died = numberOf(message, "thaw-died") ?? Number(message.Attributes?.SentTimestamp ?? 0);
+  return {
+    id: textOf(message, "thaw-id") ?? message.MessageId ?? "",
+    queue,
+    attempt: numberOf(message, "thaw-runs") ?? 0,
+    diedAt: new Date(Number.isFinite(died) ? died : 0).toISOString(),
+    error: textOf(message, "thaw-error"),
+  };
+}
