@@ -6,6 +6,7 @@
 import { Backoff } from "../runtime/backoff.ts";
 import { Buffer } from "node:buffer";
 import { closeWithin } from "../kafka/client_connections.ts";
+import { deadline } from "../runtime/deadline.ts";
 import { importOptional } from "../runtime/optional_module.ts";
 import type { BroadcastTransport } from "./broadcast_transport.ts";
 import { transportFailure } from "./transport_failure.ts";
@@ -15,6 +16,8 @@ export interface KafkaTransportSettings {
   readonly bootstrapServers: readonly string[];
   readonly topic: string;
   readonly clientId: string;
+  /** How long a publish waits for the broker's answer, in ms; 40 s when absent. */
+  readonly publishWithinMs?: number;
 }
 
 const STRICT_UTF8 = /* @__PURE__ */ new TextDecoder("utf-8", { fatal: true });
@@ -27,6 +30,11 @@ type KafkaModule = typeof import("@platformatic/kafka");
 
 /** The wait before reading again after failures in a row: 1 s, doubling, at most 30 s. */
 const READ_AGAIN = /* @__PURE__ */ new Backoff({ delay: 1000, multiplier: 2, maxDelay: 30_000 });
+
+// How long a publish waits for its answer: past the client's own request timeout (30 s), so that
+// the client's retries have their turn, but bounded: a send whose answer the client lost (a broker
+// gone mid-request) must fail, not hold its caller for ever.
+const PUBLISH_WITHIN_MS = 40_000;
 
 // How long a client's close may wait on the broker (a consumer's leave of its group) before its
 // connections are cut: a broker that does not answer must not hold the app's shutdown.
@@ -41,6 +49,7 @@ export class KafkaTransport implements BroadcastTransport {
   readonly name: string;
   readonly #settings: KafkaTransportSettings;
   readonly #warn: (message: string, error: unknown) => void;
+  readonly #load: () => Promise<KafkaModule>;
   #producer: Producer | undefined;
   #consumer: Consumer | undefined;
   #stream: MessagesStream | undefined;
@@ -51,20 +60,27 @@ export class KafkaTransport implements BroadcastTransport {
   // Ends the wait before reading again, at close.
   #wake: (() => void) | undefined;
 
-  constructor(settings: KafkaTransportSettings, warn: (message: string, error: unknown) => void) {
+  /** `load` gives the client's module: `@platformatic/kafka`, unless a test gives its own. */
+  constructor(
+    settings: KafkaTransportSettings,
+    warn: (message: string, error: unknown) => void,
+    load: () => Promise<KafkaModule> = () =>
+      importOptional(() => import("@platformatic/kafka"), {
+        packages: ["@platformatic/kafka"],
+        neededBy: "thaw.broadcast.transport: kafka",
+        what: "the Kafka client",
+      }),
+  ) {
     this.#settings = settings;
     this.#warn = warn;
+    this.#load = load;
     this.name = `Kafka at ${settings.bootstrapServers.join(",")} (topic ${
       JSON.stringify(settings.topic)
     })`;
   }
 
   async start(receive: (text: string) => void): Promise<void> {
-    const kafka = await importOptional(() => import("@platformatic/kafka"), {
-      packages: ["@platformatic/kafka"],
-      neededBy: "thaw.broadcast.transport: kafka",
-      what: "the Kafka client",
-    });
+    const kafka = await this.#load();
     const { bootstrapServers, topic, clientId } = this.#settings;
     this.#producer = new kafka.Producer({
       clientId,
@@ -205,14 +221,19 @@ export class KafkaTransport implements BroadcastTransport {
   async publish(channel: string, text: string): Promise<void> {
     const producer = this.#producer;
     if (producer === undefined) throw new Error(`Broadcaster: ${this.name} is not connected`);
+    const ms = this.#settings.publishWithinMs ?? PUBLISH_WITHIN_MS;
     try {
-      await producer.send({
-        messages: [{
-          topic: this.#settings.topic,
-          key: Buffer.from(channel),
-          value: Buffer.from(text),
-        }],
-      });
+      await deadline(
+        producer.send({
+          messages: [{
+            topic: this.#settings.topic,
+            key: Buffer.from(channel),
+            value: Buffer.from(text),
+          }],
+        }),
+        ms,
+        () => new Error(`no answer within ${ms} ms`),
+      );
     } catch (error) {
       throw transportFailure("publish on", this.name, error);
     }
