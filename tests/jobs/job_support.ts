@@ -62,15 +62,7 @@ export async function jobsApp(
       datasource: [entry.entry],
       server: { "shutdown-timeout": 10 },
       jobs: { "poll-interval": "50ms", ...options.jobs },
-      ...(options.health
-        ? {
-          management: {
-            endpoints: { web: { exposure: { include: "health,jobs" } } },
-            endpoint: { health: { "show-details": "always" } },
-            health: { diskspace: { enabled: false } },
-          },
-        }
-        : {}),
+      ...(options.health ? { management: ACTUATOR_JOBS } : {}),
     },
     components,
     logger,
@@ -79,6 +71,32 @@ export async function jobsApp(
     ...(options.health ? { actuator: actuator() } : {}),
   });
   return { app, lines: logger.lines, entry };
+}
+
+/** The actuator's settings that serve its health, with details, and its jobs endpoint. */
+export const ACTUATOR_JOBS: Record<string, unknown> = {
+  endpoints: { web: { exposure: { include: "health,jobs" } } },
+  endpoint: { health: { "show-details": "always" } },
+  health: { diskspace: { enabled: false } },
+};
+
+/** A call to `app`'s `/actuator/jobs<path>`: its status, and its JSON body unless 204. */
+export function jobsEndpointCall(
+  app: Application,
+  // deno-lint-ignore no-explicit-any -- each test reads the JSON as the endpoint documents it
+): (method: string, path: string) => Promise<{ status: number; body: any }> {
+  return async (method, path) => {
+    const response = await app.fetch(
+      new Request(`http://x/actuator/jobs${path}`, {
+        method,
+        ...(method === "POST" ? { headers: { "content-type": "application/json" } } : {}),
+      }),
+    );
+    return {
+      status: response.status,
+      body: response.status === 204 ? undefined : await response.json(),
+    };
+  };
 }
 
 /** Resolves once `check` does, looking again every few milliseconds; gives up after two minutes. */

@@ -12,7 +12,7 @@ import { SqlJobStore } from "../../src/jobs/sql_job_store.ts";
 import { jobStatements } from "../../src/sql/job_statements.ts";
 import type { StandardSchemaV1 } from "../../src/config/standard_schema.ts";
 import { datasourceEntries, KINDS } from "../sql/pools.ts";
-import { jobsApp, waitFor } from "./job_support.ts";
+import { jobsApp, jobsEndpointCall, waitFor } from "./job_support.ts";
 import { deferred } from "../deferred.ts";
 
 const databases = datasourceEntries();
@@ -395,18 +395,7 @@ for (const kind of KINDS) {
 
     it("lists a dead job at /actuator/jobs, runs it again once retried there, deletes it", async () => {
       const { app } = await jobsApp(databases, kind, [Mail], { health: true });
-      const call = async (method: string, path: string) => {
-        const response = await app.fetch(
-          new Request(`http://x/actuator/jobs${path}`, {
-            method,
-            ...(method === "POST" ? { headers: { "content-type": "application/json" } } : {}),
-          }),
-        );
-        return {
-          status: response.status,
-          body: response.status === 204 ? undefined : await response.json(),
-        };
-      };
+      const call = jobsEndpointCall(app);
       try {
         const mail = app.getBean(Mail);
         mail.failFirst = 99;

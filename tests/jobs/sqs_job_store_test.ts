@@ -19,7 +19,7 @@ import { type Job, JobHandler, JobQueue, jobs } from "../../jobs.ts";
 import { actuator } from "../../actuator.ts";
 import { memoryLogger } from "../helpers.ts";
 import { deferred } from "../deferred.ts";
-import { waitFor } from "./job_support.ts";
+import { ACTUATOR_JOBS, jobsEndpointCall, waitFor } from "./job_support.ts";
 
 const ENDPOINT = "http://127.0.0.1:9324";
 const raw = new SQSClient({
@@ -89,15 +89,7 @@ async function sqsApp(
           "wait-time": "1s",
         },
       },
-      ...(options.health
-        ? {
-          management: {
-            endpoints: { web: { exposure: { include: "health,jobs" } } },
-            endpoint: { health: { "show-details": "always" } },
-            health: { diskspace: { enabled: false } },
-          },
-        }
-        : {}),
+      ...(options.health ? { management: ACTUATOR_JOBS } : {}),
     },
     components,
     logger,
@@ -156,18 +148,7 @@ describe("jobs() on SQS (ElasticMQ)", () => {
       throw new Error(`refused run ${job.attempt} ${controls}\ud800`);
     };
     const { app } = await sqsApp([handler.type], { health: true });
-    const call = async (method: string, path: string) => {
-      const response = await app.fetch(
-        new Request(`http://x/actuator/jobs${path}`, {
-          method,
-          ...(method === "POST" ? { headers: { "content-type": "application/json" } } : {}),
-        }),
-      );
-      return {
-        status: response.status,
-        body: response.status === 204 ? undefined : await response.json(),
-      };
-    };
+    const call = jobsEndpointCall(app);
     try {
       const jobQueue = app.getBean(JobQueue);
       const { id } = await jobQueue.enqueue(queue, { n: 1 }, { attempts: 3 });
