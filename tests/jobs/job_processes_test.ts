@@ -105,16 +105,9 @@ for (const kind of KINDS) {
             "process's runs in flight)",
         );
       } catch (error) {
-        // What the processes said is what tells why.
-        const said = children.map((c, i) => `p${i + 1}: ${c.stderr().slice(-3000)}`).join("\n");
-        throw new Error(`${(error as Error).message}\n${said}`, { cause: error });
+        throw explained(error, children);
       } finally {
-        for (const child of children) {
-          if (child.child.exitCode === null && child.child.signalCode === null) {
-            child.child.kill("SIGKILL");
-          }
-          await child.exited;
-        }
+        await ended(children);
         await app.close();
       }
     });
@@ -191,22 +184,32 @@ describe("jobs() on SQS (ElasticMQ), three processes", () => {
           "runs in flight)",
       );
     } catch (error) {
-      const said = children.map((c, i) => `p${i + 1}: ${c.stderr().slice(-3000)}`).join("\n");
-      throw new Error(`${(error as Error).message}\n${said}`, { cause: error });
+      throw explained(error, children);
     } finally {
-      for (const child of children) {
-        if (child.child.exitCode === null && child.child.signalCode === null) {
-          child.child.kill("SIGKILL");
-        }
-        await child.exited;
-      }
+      await ended(children);
       raw.destroy();
       await app.close();
     }
   });
 });
 
-// The three worker processes on SQS, p1 holding its runs after its first thousand.
+// `error` with the end of what each process said: what tells why.
+function explained(error: unknown, children: readonly WatchedChild[]): Error {
+  const said = children.map((c, i) => `p${i + 1}: ${c.stderr().slice(-3000)}`).join("\n");
+  return new Error(`${(error as Error).message}\n${said}`, { cause: error });
+}
+
+// Kills the processes still running, and waits until each one exited.
+async function ended(children: readonly WatchedChild[]): Promise<void> {
+  for (const child of children) {
+    if (child.child.exitCode === null && child.child.signalCode === null) {
+      child.child.kill("SIGKILL");
+    }
+    await child.exited;
+  }
+}
+
+// The three worker processes on SQS, p1 holding its runs after its first 300.
 function startWorkers(entry: DatasourceEntry["entry"], queueName: string): WatchedChild[] {
   return ["p1", "p2", "p3"].map((name) => {
     const [command, args] = scriptCommand(WORKER);
