@@ -1,20 +1,19 @@
 #!/usr/bin/env bash
 # `npm test`: lint, while the system packages are installed and the servers start (each wants a
 # core, and each spends its first seconds waiting on something else), then the whole suite in four
-# lanes side by side, each running its steps in turn (tools/unit_tests.ts --part): one hangs the
-# nodes of the three-node cluster, then runs against Elasticsearch; one runs the tests of the single
-# OpenSearch node; one those of the Kafka brokers; one the other integration tests, whose servers
-# (databases, Redis, Prometheus, nginx, workerd, Chromium) give each test its own database, index or
-# port, as the databases do for the search and Kafka tests that use them too. The unit tests of each
-# runtime end a lane (the cluster lane's also the machine's Node's other tests), so that the lanes
-# take about as long. Most of an integration test's time is spent waiting on a server, so the lanes
-# overlap on two cores. Tests must hold under that load: they wait on states, and a bound a healthy
-# server must beat is a give-up, never a deadline.
+# lanes side by side, each running its steps in turn (tools/unit_tests.ts --part). The cluster lane
+# hangs the nodes of the three-node cluster, then runs against Elasticsearch; the search lane runs
+# the tests of the single OpenSearch node; the Kafka lane those of the Kafka brokers. Only one lane
+# uses each of those servers. The other integration tests (databases, Redis, Prometheus, nginx,
+# workerd, Chromium, ElasticMQ) give each test its own database, index, queue or port, so their
+# runtimes' steps are spread over the lanes, as are the unit tests, so that the lanes take about as
+# long. Most of an integration test's time is spent waiting on a server, so the lanes overlap on two
+# cores. Tests must hold under that load: they wait on states, and a bound a healthy server must
+# beat is a give-up, never a deadline.
 #
-# Every runtime runs every unit test and every other integration test. The search, cluster and
-# Kafka parts run on Deno, Bun and the current Node LTS, not again on the machine's Node 20 (past
-# its end of life): their servers' CPU is most of the run's, and the two cores no longer held it
-# within the CI's time.
+# Every runtime runs every unit test. The integration tests run on Deno, Bun and the current Node
+# LTS, not again on the machine's Node 20 (past its end of life), which runs the unit tests: the
+# integration parts on four runtimes no longer held within the CI's 90 minutes on two cores.
 #
 # Each step's output is printed whole when it ends, never interleaved with another's; a table of
 # every step's status and time closes the run, which fails when any step did. Every step runs even
@@ -79,37 +78,33 @@ export THAW_TESTS_TYPE_CHECKED=1
 cluster=("cluster deno" "cluster bun" "cluster node lts")
 kafka=("kafka deno" "kafka bun" "kafka node lts")
 search=("search deno" "search bun" "search node lts")
-rest=("other deno" "other bun" "other node lts")
+others=("other deno" "other bun" "other node lts")
+units=("unit bun" "unit node lts" "unit deno" "unit node machine")
 start=$SECONDS
 # A lane's servers stop once its last step that needs them has ended: idle brokers and nodes still
-# take a share of the two cores from the steps left.
+# take a share of the two cores from the steps left. The search lane is the longest (about 70 minutes
+# of the last 2-core run); the others are filled to about its length.
 {
   lane cluster "${cluster[@]}"
   bash tools/opensearch_cluster.sh stop || true
   lane cluster elasticsearch
   bash tools/elasticsearch.sh stop || true
-  # The machine's Node takes both its parts here: the rest lane, last to end when it ran them,
-  # was the run's length (about 72 of its 76 minutes).
-  lane cluster "unit node machine" "other node machine"
+  lane cluster "${others[2]}"
 } &
 {
   lane kafka "${kafka[@]}"
   bash tools/kafka.sh stop || true
-  # Deno's unit tests too: the rest lane's other tests (databases, jobs over several
-  # processes, browsers, workerd) are the longest of the parts.
-  lane kafka "unit bun" "unit node lts" "unit deno"
+  lane kafka "${others[0]}" "${units[1]}"
 } &
 lane search "${search[@]}" &
-{
-  lane rest "${rest[@]}"
-  bash tools/elasticmq.sh stop || true
-} &
+lane rest "${others[1]}" "${units[0]}" "${units[2]}" "${units[3]}" &
 wait
+bash tools/elasticmq.sh stop || true
 
 echo "=== steps: lane, step, exit, seconds ($((SECONDS - start)) s in all)"
 touch "$work/steps"
 awk -F'\t' '{ printf "%-8s %-20s %4s %6s\n", $1, $2, $3, $4 }' "$work/steps"
-expected=$((${#cluster[@]} + ${#kafka[@]} + ${#search[@]} + ${#rest[@]} + 6))
+expected=$((${#cluster[@]} + ${#kafka[@]} + ${#search[@]} + ${#others[@]} + ${#units[@]} + 1))
 if [ "$(wc -l <"$work/steps")" -ne "$expected" ]; then
   echo "test_all.sh: $(wc -l <"$work/steps") of $expected steps ended" >&2
   exit 1
