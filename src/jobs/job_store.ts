@@ -80,6 +80,19 @@ export interface JobStore {
   named(error: unknown, what: string): Error;
   /** Lets go of what the store holds (sockets, timers), once its workers closed. */
   close?(): void;
+  /**
+   * Checks the queues with a handler in this process before any runs, throwing a
+   * `DefinitionError` for one the store cannot hold.
+   */
+  know?(handled: readonly HandledQueue[]): void;
+}
+
+/** A queue with a handler in this process, as the store checks it. */
+export interface HandledQueue {
+  readonly queue: string;
+  readonly timeoutMs: number;
+  /** Where the handler is, for a message. */
+  readonly where: string;
 }
 
 /** A dead job, as the actuator lists it. */

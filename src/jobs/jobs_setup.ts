@@ -19,7 +19,7 @@ import { type JobsFeature, jobsFeature } from "./jobs_feature.ts";
 import type { JobsTelemetry } from "./jobs_telemetry.ts";
 import type { JobStore } from "./job_store.ts";
 import { SqlJobStore } from "./sql_job_store.ts";
-import type { SqsJobStore, SqsSettings } from "./sqs_job_store.ts";
+import type { SqsSettings } from "./sqs_job_store.ts";
 import { importOptional } from "../runtime/optional_module.ts";
 
 /**
@@ -78,13 +78,11 @@ async function setUp(
   return (host) => {
     const handlers = foundHandlers(host.context.beans());
     const kept = store as JobStore;
-    if ("know" in kept) {
-      (kept as SqsJobStore).know(handlers.map(({ queue, settings, where }) => ({
-        queue,
-        timeoutMs: settings.timeoutMs,
-        where,
-      })));
-    }
+    kept.know?.(handlers.map(({ queue, settings, where }) => ({
+      queue,
+      timeoutMs: settings.timeoutMs,
+      where,
+    })));
     workers.attach(
       kept,
       retentionMs,

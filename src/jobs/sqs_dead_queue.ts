@@ -1,7 +1,8 @@
 // The dead jobs of SQS queues, each queue's in `<queue>-dead`: listed (a look that leaves them
 // where they are), and found by id for a retry or a delete. SQS cannot find a message by id: a
 // search receives the dead queue's messages, holding each invisible while it looks, and makes
-// those it passed visible again once it ended.
+// those it passed visible again once it ended. Searches run one at a time: one would not see the
+// messages another holds. A queue that does not exist holds no dead jobs: a read makes none.
 import {
   ChangeMessageVisibilityBatchCommand,
   type Message,
@@ -33,10 +34,12 @@ export interface FoundDead {
 /** The dead queues of the queues a store knows. */
 export class SqsDeadQueues {
   readonly #client: SQSClient;
-  readonly #url: (queue: string) => Promise<string>;
+  readonly #url: (queue: string) => Promise<string | undefined>;
+  // The search under way, if any: the next one starts once it ended.
+  #searching: Promise<unknown> = Promise.resolve();
 
-  /** `url` answers a queue's URL, made when it does not exist yet. */
-  constructor(client: SQSClient, url: (queue: string) => Promise<string>) {
+  /** `url` answers a queue's URL, or `undefined` when there is no such queue. */
+  constructor(client: SQSClient, url: (queue: string) => Promise<string | undefined>) {
     this.#client = client;
     this.#url = url;
   }
@@ -44,9 +47,11 @@ export class SqsDeadQueues {
   /** The dead jobs of `queues`, up to 10 each, the latest to die first, `limit` at most. */
   async list(queues: readonly string[], limit: number): Promise<DeadJob[]> {
     const found = await Promise.all(queues.map(async (queue) => {
+      const url = await this.#url(deadQueue(queue));
+      if (url === undefined) return [];
       const answer = await this.#client.send(
         new ReceiveMessageCommand({
-          QueueUrl: await this.#url(deadQueue(queue)),
+          QueueUrl: url,
           MaxNumberOfMessages: 10,
           VisibilityTimeout: 0,
           WaitTimeSeconds: 0,
@@ -60,9 +65,16 @@ export class SqsDeadQueues {
   }
 
   /** Dead job `id` among the dead queues of `queues`, held invisible; `undefined` if not found. */
-  async find(queues: readonly string[], id: string): Promise<FoundDead | undefined> {
+  find(queues: readonly string[], id: string): Promise<FoundDead | undefined> {
+    const search = this.#searching.then(() => this.#search(queues, id));
+    this.#searching = search.catch(() => {});
+    return search;
+  }
+
+  async #search(queues: readonly string[], id: string): Promise<FoundDead | undefined> {
     for (const queue of queues) {
       const url = await this.#url(deadQueue(queue));
+      if (url === undefined) continue;
       const passed: Message[] = [];
       try {
         for (let receives = 0, empty = 0; receives < SEARCH_RECEIVES; receives++) {
@@ -82,15 +94,16 @@ export class SqsDeadQueues {
             continue;
           }
           empty = 0;
-          for (const message of messages) {
-            if (textOf(message, "thaw-id") === id || message.MessageId === id) {
-              return { queue, url, message };
-            }
-            passed.push(message);
-          }
+          const match = messages.find((message) =>
+            textOf(message, "thaw-id") === id || message.MessageId === id
+          );
+          passed.push(...messages.filter((message) => message !== match));
+          if (match !== undefined) return { queue, url, message: match };
         }
       } finally {
-        await this.#showAgain(url, passed);
+        // What it passed comes back after its look all the same: a failure here must not hide
+        // the search's own answer or error.
+        await this.#showAgain(url, passed).catch(() => {});
       }
     }
     return undefined;

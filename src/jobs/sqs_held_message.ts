@@ -9,7 +9,6 @@ export class HeldMessage {
   readonly url: string;
   readonly message: Message;
   readonly job: TakenJob;
-  readonly enqueuedAt: number;
   // Set once its next message was sent: an end tried again deletes, and sends nothing twice.
   sent = false;
   readonly #client: SQSClient;
@@ -25,7 +24,7 @@ export class HeldMessage {
    */
   constructor(
     client: SQSClient,
-    taken: { url: string; message: Message; job: TakenJob; enqueuedAt: number },
+    taken: { url: string; message: Message; job: TakenJob },
     windowS: number,
     leaseMs: number,
   ) {
@@ -33,7 +32,6 @@ export class HeldMessage {
     this.url = taken.url;
     this.message = taken.message;
     this.job = taken.job;
-    this.enqueuedAt = taken.enqueuedAt;
     this.#windowS = windowS;
     this.#leaseEnds = Date.now() + leaseMs;
     if (leaseMs > windowS * 1000) {

@@ -25,11 +25,33 @@ import {
 } from "@aws-sdk/client-sqs";
 import { DefinitionError } from "../context/errors.ts";
 import type { CheckedEnqueue } from "./enqueue_options.ts";
-import type { DeadJob, Enqueued, JobStore, StateCount, TakenJob } from "./job_store.ts";
+import type {
+  DeadJob,
+  Enqueued,
+  HandledQueue,
+  JobStore,
+  StateCount,
+  TakenJob,
+} from "./job_store.ts";
 import type { NextStep } from "./run_outcome.ts";
-import { MAX_ERROR_LENGTH } from "./sql_job_store.ts";
-import { attributeText, number, numberOf, text, textOf } from "./sqs_attributes.ts";
+import { storedError } from "./sql_job_store.ts";
+import {
+  attributeText,
+  number,
+  text,
+  textOf,
+  thawAttributes,
+  type ThawState,
+  thawState,
+} from "./sqs_attributes.ts";
 import { deadQueue, SqsDeadQueues } from "./sqs_dead_queue.ts";
+import {
+  isAccessDenied,
+  isMissingQueue,
+  isRefusedMessage,
+  isStaleHandle,
+  StaleHandle,
+} from "./sqs_errors.ts";
 import { HeldMessage } from "./sqs_held_message.ts";
 
 // SQS's longest delay of a message, in seconds.
@@ -65,18 +87,6 @@ export interface SqsSettings {
   readonly waitSeconds: number;
 }
 
-/** A queue with a handler in this process, as the store checks it. */
-export interface HandledQueue {
-  readonly queue: string;
-  readonly timeoutMs: number;
-  /** Where the handler is, for a message. */
-  readonly where: string;
-}
-
-// A receipt handle that no longer holds its message: its window ended, and it may have been
-// taken again.
-class StaleHandle extends Error {}
-
 /** The jobs of an SQS endpoint, one SQS queue per Thaw queue. */
 export class SqsJobStore implements JobStore {
   readonly #client: SQSClient;
@@ -91,6 +101,8 @@ export class SqsJobStore implements JobStore {
   readonly #attempts = new Map<string, number>();
   readonly #held = new Map<string, HeldMessage>();
   readonly #dead: SqsDeadQueues;
+  // Set by close: a take that ends later holds nothing, so that no extension outlives the store.
+  #closed = false;
   readonly where: string;
   readonly ids: RegExp = ID;
   /** A receive gives 10 messages at most. */
@@ -116,7 +128,7 @@ export class SqsJobStore implements JobStore {
     this.#poller = new SQSClient(config(CALL_TIMEOUT_MS + settings.waitSeconds * 1000));
     this.#waitSeconds = settings.waitSeconds;
     this.#visible = visible;
-    this.#dead = new SqsDeadQueues(this.#client, (queue) => this.#url(queue));
+    this.#dead = new SqsDeadQueues(this.#client, (queue) => this.#existing(queue));
     this.where = `jobs on SQS (${settings.endpoint ?? `region ${settings.region ?? "default"}`})`;
   }
 
@@ -169,6 +181,7 @@ export class SqsJobStore implements JobStore {
     leaseMs: number,
     signal?: AbortSignal,
   ): Promise<TakenJob[]> {
+    if (this.#closed) return [];
     this.#forgetEnded();
     const url = await this.#url(queue);
     const window = Math.max(1, Math.min(WINDOW_S, Math.ceil(leaseMs / 3000)));
@@ -188,17 +201,27 @@ export class SqsJobStore implements JobStore {
       messages = answer.Messages ?? [];
     } catch (error) {
       // A close ended the wait: whatever it received comes back after its window.
-      if (signal?.aborted === true) return [];
+      if (signal?.aborted === true || this.#closed) return [];
       throw this.named(error, `take jobs of queue "${queue}"`);
     }
+    // Closed meanwhile: what it received comes back after its window, unextended.
+    if (this.#closed) return [];
     const taken: TakenJob[] = [];
     const aside: Promise<void>[] = [];
     for (const message of messages) {
-      const held = this.#heldOf(queue, url, message, window, leaseMs);
-      const due = numberOf(message, "thaw-due");
+      const state = thawState(message);
+      const receives = Number(message.Attributes?.ApproximateReceiveCount ?? 1);
+      if (typeof state === "string") {
+        // Not a job Thaw sent: dead at once, untried, with why.
+        const held = this.#heldOf(queue, url, message, { runs: 0 }, window, leaseMs);
+        aside.push(this.#putAside(held, () => this.#sendDead(held, receives, state)));
+        continue;
+      }
+      const held = this.#heldOf(queue, url, message, state, window, leaseMs);
       const attempts = held.job.attempts ?? this.#attempts.get(queue) ?? Infinity;
-      if (due !== undefined && due > Date.now() + 1000) {
+      if (state.due !== undefined && state.due > Date.now() + 1000) {
         // Not due yet: sent again, as late as SQS allows, until it is.
+        const due = state.due;
         aside.push(this.#putAside(held, () => this.#sendNext(held, held.job.attempt - 1, due)));
       } else if (held.job.attempt > attempts) {
         // Its runs all ended without an end written (a process killed, a run past its lease):
@@ -221,12 +244,15 @@ export class SqsJobStore implements JobStore {
     const held = this.#held.get(job.lease);
     // Forgotten long after its lease: another run has it, or had it.
     if (held === undefined) return false;
-    await held.pause();
     try {
       if (step.state === "waiting" && Math.ceil(step.delayMs / 1000) <= MAX_DELAY_S) {
-        // The same message, seen again after the wait: its next receive counts the run.
+        // The same message, seen again after the wait: its next receive counts the run. No
+        // extension may land after it and cut the wait short.
+        await held.pause();
         await this.#onHeld(held, Math.ceil(step.delayMs / 1000));
       } else {
+        // Its window extended while the next message is sent: a slow send never lets another
+        // run take the job meanwhile.
         if (step.state === "waiting") {
           await this.#sendNext(held, job.attempt, Date.now() + step.delayMs);
         } else if (step.state === "released") {
@@ -234,6 +260,7 @@ export class SqsJobStore implements JobStore {
         } else if (step.state === "dead") {
           await this.#sendDead(held, job.attempt, error ?? "(none)");
         }
+        await held.pause();
         await this.#onHeld(held);
       }
     } catch (failure) {
@@ -270,7 +297,7 @@ export class SqsJobStore implements JobStore {
       // answer that there is no such queue, or that the role may not see it, is an answer.
       await this.#client.send(new GetQueueUrlCommand({ QueueName: "thaw-health" })).catch(
         (error: unknown) => {
-          if (!isMissingQueue(error) && !/AccessDenied/.test(errorName(error))) throw error;
+          if (!isMissingQueue(error) && !isAccessDenied(error)) throw error;
         },
       );
       return [];
@@ -339,6 +366,7 @@ export class SqsJobStore implements JobStore {
 
   /** Stops extending the windows of the runs still held, and closes the clients' sockets. */
   close(): void {
+    this.#closed = true;
     for (const held of this.#held.values()) this.#forget(held);
     this.#client.destroy();
     this.#poller.destroy();
@@ -348,23 +376,23 @@ export class SqsJobStore implements JobStore {
     queue: string,
     url: string,
     message: Message,
+    state: Partial<ThawState>,
     window: number,
     leaseMs: number,
   ): HeldMessage {
-    const enqueuedAt = numberOf(message, "thaw-enqueued") ??
-      Number(message.Attributes?.SentTimestamp ?? Date.now());
+    const enqueuedAt = state.enqueued ?? Number(message.Attributes?.SentTimestamp ?? Date.now());
     const receives = Number(message.Attributes?.ApproximateReceiveCount ?? 1);
     const job: TakenJob = {
       id: textOf(message, "thaw-id") ?? message.MessageId ?? "",
       queue,
       payload: message.Body ?? "",
-      attempt: (numberOf(message, "thaw-runs") ?? 0) + receives,
-      attempts: numberOf(message, "thaw-attempts"),
+      attempt: (state.runs ?? 0) + receives,
+      attempts: state.attempts,
       enqueuedAt: new Date(enqueuedAt),
       trace: textOf(message, "thaw-trace"),
       lease: message.ReceiptHandle ?? crypto.randomUUID(),
     };
-    return new HeldMessage(this.#client, { url, message, job, enqueuedAt }, window, leaseMs);
+    return new HeldMessage(this.#client, { url, message, job }, window, leaseMs);
   }
 
   // Sends what becomes of a message not run (`next`), then deletes it; its window extended
@@ -405,13 +433,7 @@ export class SqsJobStore implements JobStore {
           new ChangeMessageVisibilityCommand({ ...target, VisibilityTimeout: visibility }),
         ));
     } catch (error) {
-      const { name = "", message = "" } = (error ?? {}) as { name?: string; message?: string };
-      if (
-        /ReceiptHandleIsInvalid|MessageNotInflight/.test(name) ||
-        (/InvalidParameterValue/.test(name) && /receipt handle/i.test(message))
-      ) {
-        throw new StaleHandle(message, { cause: error });
-      }
+      if (isStaleHandle(error)) throw new StaleHandle(held.job.id, { cause: error });
       throw error;
     }
   }
@@ -423,7 +445,7 @@ export class SqsJobStore implements JobStore {
     const attributes = thawAttributes(held.message);
     attributes["thaw-id"] = text(held.job.id);
     attributes["thaw-runs"] = number(runs);
-    attributes["thaw-enqueued"] = number(held.enqueuedAt);
+    attributes["thaw-enqueued"] = number(held.job.enqueuedAt.getTime());
     await this.#send(held.url, held.job.payload, attributes, due);
     held.sent = true;
   }
@@ -439,8 +461,8 @@ export class SqsJobStore implements JobStore {
     Object.assign(attributes, {
       "thaw-id": text(held.job.id),
       "thaw-runs": number(runs),
-      "thaw-enqueued": number(held.enqueuedAt),
-      "thaw-error": text(attributeText(error.slice(0, MAX_ERROR_LENGTH)) || "(none)"),
+      "thaw-enqueued": number(held.job.enqueuedAt.getTime()),
+      "thaw-error": text(attributeText(storedError(error)) || "(none)"),
       "thaw-died": number(Date.now()),
     });
     try {
@@ -450,7 +472,7 @@ export class SqsJobStore implements JobStore {
       await this.#send(url, held.job.payload, {
         "thaw-id": text(held.job.id),
         "thaw-runs": number(runs),
-        "thaw-error": text(attributeText(error.slice(0, 200)) || "(none)"),
+        "thaw-error": text(attributeText(storedError(error.slice(0, 200))) || "(none)"),
         "thaw-died": number(Date.now()),
       }, 0);
     }
@@ -477,10 +499,13 @@ export class SqsJobStore implements JobStore {
     );
   }
 
+  // The queue's message counts; none when it does not exist (a read makes no queue).
   async #attributes(queue: string): Promise<Record<string, string>> {
+    const url = await this.#existing(queue);
+    if (url === undefined) return {};
     const answer = await this.#client.send(
       new GetQueueAttributesCommand({
-        QueueUrl: await this.#url(queue),
+        QueueUrl: url,
         AttributeNames: [
           "ApproximateNumberOfMessages",
           "ApproximateNumberOfMessagesNotVisible",
@@ -496,26 +521,34 @@ export class SqsJobStore implements JobStore {
   #url(queue: string): Promise<string> {
     let url = this.#urls.get(queue);
     if (url === undefined) {
-      url = (async () => {
-        try {
-          const found = await this.#client.send(new GetQueueUrlCommand({ QueueName: queue }));
-          return found.QueueUrl as string;
-        } catch (error) {
-          if (!isMissingQueue(error)) throw error;
-        }
-        const made = await this.#client.send(
-          new CreateQueueCommand({
-            QueueName: queue,
-            Attributes: { MessageRetentionPeriod: RETENTION_S },
-          }),
-        );
-        return made.QueueUrl as string;
-      })();
+      url = (async () =>
+        await this.#existing(queue) ??
+          (await this.#client.send(
+            new CreateQueueCommand({
+              QueueName: queue,
+              Attributes: { MessageRetentionPeriod: RETENTION_S },
+            }),
+          )).QueueUrl as string)();
       // A failure is not kept: the next call asks again.
       url.catch(() => this.#urls.delete(queue));
       this.#urls.set(queue, url);
     }
     return url;
+  }
+
+  // The queue's URL, or `undefined` when there is no such queue: reads make none.
+  async #existing(queue: string): Promise<string | undefined> {
+    const known = this.#urls.get(queue);
+    if (known !== undefined) return await known;
+    try {
+      const found = await this.#client.send(new GetQueueUrlCommand({ QueueName: queue }));
+      const url = found.QueueUrl as string;
+      if (!this.#urls.has(queue)) this.#urls.set(queue, Promise.resolve(url));
+      return url;
+    } catch (error) {
+      if (isMissingQueue(error)) return undefined;
+      throw error;
+    }
   }
 }
 
@@ -539,13 +572,6 @@ function refuseOnSqs(job: CheckedEnqueue): void {
   }
 }
 
-// Thaw's own attributes of a message: another sender's are not carried on (SQS takes ten).
-function thawAttributes(message: Message): Record<string, MessageAttributeValue> {
-  return Object.fromEntries(
-    Object.entries(message.MessageAttributes ?? {}).filter(([name]) => name.startsWith("thaw-")),
-  );
-}
-
 function row(
   queue: string,
   state: StateCount["state"],
@@ -553,20 +579,4 @@ function row(
 ): StateCount {
   const jobs = values.reduce((sum, value) => sum + (Number(value ?? 0) || 0), 0);
   return { queue, state, jobs, dueForMs: undefined };
-}
-
-function errorName(error: unknown): string {
-  const name = (error as { name?: unknown } | null)?.name;
-  return typeof name === "string" ? name : "";
-}
-
-function isMissingQueue(error: unknown): boolean {
-  return /QueueDoesNotExist|NonExistentQueue/.test(errorName(error));
-}
-
-// SQS refused the message itself (its size, its attributes): sending it again changes nothing.
-function isRefusedMessage(error: unknown): boolean {
-  return /InvalidParameterValue|InvalidMessageContents|InvalidAttributeValue/.test(
-    errorName(error),
-  );
 }

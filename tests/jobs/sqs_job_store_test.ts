@@ -20,6 +20,7 @@ import { actuator } from "../../actuator.ts";
 import { memoryLogger } from "../helpers.ts";
 import { deferred } from "../deferred.ts";
 import { ACTUATOR_JOBS, jobsEndpointCall, waitFor } from "./job_support.ts";
+import { SqsProxy } from "./sqs_proxy.ts";
 
 const ENDPOINT = "http://127.0.0.1:9324";
 const raw = new SQSClient({
@@ -249,15 +250,28 @@ describe("jobs() on SQS (ElasticMQ)", () => {
         ),
       ]);
     second.behave = first.behave;
-    const one = await sqsApp([first.type]);
-    const two = await sqsApp([second.type]);
+    // Each replica through a proxy of its own, that counts its calls.
+    const proxies = [await SqsProxy.start(ENDPOINT, {}), await SqsProxy.start(ENDPOINT, {})];
+    const calls = (n: number, action: string) =>
+      proxies[n].actions.filter((a) => a === action).length;
+    const one = await sqsApp([first.type], { endpoint: proxies[0].endpoint });
+    const two = await sqsApp([second.type], { endpoint: proxies[1].endpoint });
     try {
       await one.app.getBean(JobQueue).enqueue(queue, { n: 1 });
       one.app.start();
       await waitFor("the first replica's run", () => first.runs.length === 1);
       two.app.start();
-      // Twice its window: had it not been extended, the other replica would have taken it.
-      await new Promise((resolve) => setTimeout(resolve, 6500));
+      const extended = calls(0, "ChangeMessageVisibility");
+      const received = calls(1, "ReceiveMessage");
+      // Six extensions, two windows: had they not held it, the other replica, receiving
+      // meanwhile, would have taken it.
+      await waitFor(
+        "six extensions while the other replica receives, or its run",
+        () =>
+          second.runs.length > 0 ||
+          (calls(0, "ChangeMessageVisibility") - extended >= 6 &&
+            calls(1, "ReceiveMessage") - received >= 3),
+      );
       assert.equal(second.runs.length, 0);
       // The first replica closes: its run is given back untried, and the other one runs it.
       await one.app.close();
@@ -268,6 +282,7 @@ describe("jobs() on SQS (ElasticMQ)", () => {
       release.resolve();
       await one.app.close();
       await two.app.close();
+      for (const proxy of proxies) await proxy.close();
     }
   });
 

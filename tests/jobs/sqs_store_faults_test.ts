@@ -1,0 +1,262 @@
+// The SQS job store at its edges, against a real ElasticMQ (tools/elasticmq.sh start), some calls
+// through a loopback proxy that holds or fails one action: a slow send of a job's end never lets
+// its message be taken again meanwhile; a take that ends after the store closed holds nothing;
+// messages whose Thaw attributes no Thaw wrote go to dead, named, never loop; reads (counts, dead
+// jobs, a retry or delete of an unknown id) make no queue; two searches of a dead queue at once
+// both find their job, and a search that found its job answers it though showing the others again
+// failed.
+import assert from "node:assert/strict";
+import process from "node:process";
+import { after, describe, it } from "node:test";
+import {
+  CreateQueueCommand,
+  GetQueueUrlCommand,
+  type MessageAttributeValue,
+  ReceiveMessageCommand,
+  SendMessageCommand,
+  SQSClient,
+} from "@aws-sdk/client-sqs";
+import { SqsJobStore } from "../../src/jobs/sqs_job_store.ts";
+import type { CheckedEnqueue } from "../../src/jobs/enqueue_options.ts";
+import { deferred } from "../deferred.ts";
+import { waitFor } from "./job_support.ts";
+import { SqsProxy } from "./sqs_proxy.ts";
+
+const ENDPOINT = "http://127.0.0.1:9324";
+const raw = new SQSClient({
+  endpoint: ENDPOINT,
+  region: "us-east-1",
+  credentials: { accessKeyId: "x", secretAccessKey: "x" },
+});
+after(() => raw.destroy());
+
+let made = 0;
+// A queue name of this run's own: ElasticMQ keeps queues for as long as it runs.
+const queueName = (what: string) => `${what}-${process.pid}-${Date.now()}-${made++}`;
+
+function storeAt(endpoint: string): SqsJobStore {
+  return new SqsJobStore({
+    endpoint,
+    region: "us-east-1",
+    credentials: { accessKeyId: "thaw-test", secretAccessKey: "thaw-test" },
+    waitSeconds: 1,
+  }, () => {});
+}
+
+function job(queue: string, payload: unknown = {}): CheckedEnqueue {
+  return {
+    queue,
+    payload: JSON.stringify(payload),
+    delayMs: 0,
+    key: undefined,
+    priority: 0,
+    attempts: undefined,
+  };
+}
+
+async function urlOf(queue: string): Promise<string> {
+  const { QueueUrl } = await raw.send(new CreateQueueCommand({ QueueName: queue }));
+  return QueueUrl as string;
+}
+
+// Receives what is visible in `queue` now, leaving it visible.
+async function visible(queue: string): Promise<number> {
+  const answer = await raw.send(
+    new ReceiveMessageCommand({
+      QueueUrl: await urlOf(queue),
+      MaxNumberOfMessages: 10,
+      VisibilityTimeout: 0,
+      WaitTimeSeconds: 0,
+    }),
+  );
+  return answer.Messages?.length ?? 0;
+}
+
+async function exists(queue: string): Promise<boolean> {
+  try {
+    await raw.send(new GetQueueUrlCommand({ QueueName: queue }));
+    return true;
+  } catch (error) {
+    if (/QueueDoesNotExist|NonExistentQueue/.test((error as Error).name)) return false;
+    throw error;
+  }
+}
+
+const numberAttribute = (value: string): MessageAttributeValue => ({
+  DataType: "Number",
+  StringValue: value,
+});
+
+describe("the SQS job store at its edges (ElasticMQ)", () => {
+  it("keeps a job's window extended while its end is sent: no other take gets it", async () => {
+    const queue = queueName("slow-end");
+    const hold = { on: false, held: 0, release: deferred() };
+    const proxy = await SqsProxy.start(ENDPOINT, {
+      before: async (action) => {
+        if (hold.on && action === "SendMessage") {
+          hold.held++;
+          await hold.release.promise;
+        }
+      },
+    });
+    const store = storeAt(proxy.endpoint);
+    let ending: Promise<boolean> | undefined;
+    try {
+      await store.enqueue(job(queue), undefined);
+      // A lease of 9 s: windows of 3 s, each extended every second.
+      const [taken] = await store.take(queue, 1, 9000);
+      assert.ok(taken !== undefined);
+      hold.on = true;
+      ending = store.finish(taken, { state: "dead" }, "boom");
+      await waitFor("the dead job's send held", () => hold.held === 1);
+      const extensions = () => proxy.actions.filter((a) => a === "ChangeMessageVisibility").length;
+      const before = extensions();
+      // Four extensions after the send was held are more than a window: had they stopped, the
+      // message would have been visible meanwhile.
+      let seen = 0;
+      await waitFor("four extensions, or the message seen", async () => {
+        seen += await visible(queue);
+        return seen > 0 || extensions() - before >= 4;
+      });
+      assert.equal(seen, 0, "the job's message was visible while its end was being sent");
+      hold.release.resolve();
+      assert.equal(await ending, true);
+      assert.equal(await visible(queue), 0);
+      assert.equal(await visible(`${queue}-dead`), 1);
+    } finally {
+      hold.release.resolve();
+      await ending?.catch(() => {});
+      store.close();
+      await proxy.close();
+    }
+  });
+
+  it("gives nothing from a take that ends after the store closed, and holds nothing", async () => {
+    const queue = queueName("late-take");
+    const hold = { on: false, held: 0, release: deferred() };
+    const proxy = await SqsProxy.start(ENDPOINT, {
+      before: async (action) => {
+        if (hold.on && action === "ReceiveMessage") {
+          hold.held++;
+          await hold.release.promise;
+        }
+      },
+    });
+    const store = storeAt(proxy.endpoint);
+    try {
+      await store.enqueue(job(queue), undefined);
+      hold.on = true;
+      const taking = store.take(queue, 1, 3000);
+      await waitFor("the receive held", () => hold.held === 1);
+      store.close();
+      hold.release.resolve();
+      assert.deepEqual(await taking, []);
+      // Its window (1 s) ends unextended: the message is another's to take.
+      await waitFor("the message visible again", async () => await visible(queue) === 1);
+      assert.ok(!proxy.actions.includes("ChangeMessageVisibility"), proxy.actions.join(", "));
+      assert.deepEqual(await store.take(queue, 1, 3000), []);
+    } finally {
+      hold.release.resolve();
+      store.close();
+      await proxy.close();
+    }
+  });
+
+  it("puts a message whose Thaw attributes no Thaw wrote to dead, named, and never loops", async () => {
+    const queue = queueName("foreign");
+    const store = storeAt(ENDPOINT);
+    try {
+      store.know([{ queue, timeoutMs: 3000, where: "a test" }]);
+      await store.reclaim(queue, 3);
+      const url = await urlOf(queue);
+      const cases: Record<string, MessageAttributeValue>[] = [
+        { "thaw-runs": numberAttribute("-5") },
+        { "thaw-runs": numberAttribute("1.5") },
+        { "thaw-due": numberAttribute("1e120") },
+        { "thaw-attempts": numberAttribute("0") },
+        { "thaw-enqueued": numberAttribute("-1e120") },
+      ];
+      for (const [n, attributes] of cases.entries()) {
+        await raw.send(
+          new SendMessageCommand({
+            QueueUrl: url,
+            MessageBody: JSON.stringify({ n }),
+            MessageAttributes: attributes,
+          }),
+        );
+      }
+      const dead = new Map<string, string>();
+      await waitFor("each message dead", async () => {
+        const taken = await store.take(queue, 10, 3000);
+        assert.deepEqual(taken.map((t) => t.payload), [], "a foreign message was run");
+        for (const job of await store.dead(10)) dead.set(job.id, job.error ?? "");
+        return dead.size === cases.length;
+      });
+      const errors = [...dead.values()].sort();
+      for (const name of ["thaw-attempts", "thaw-due", "thaw-enqueued", "thaw-runs"]) {
+        assert.ok(errors.some((e) => e.includes(name)), `${name} named in ${errors.join(" | ")}`);
+      }
+      assert.equal(await visible(queue), 0);
+    } finally {
+      store.close();
+    }
+  });
+
+  it("makes no queue to count, list, retry or delete jobs", async () => {
+    const queue = queueName("unread");
+    const store = storeAt(ENDPOINT);
+    try {
+      store.know([{ queue, timeoutMs: 3000, where: "a test" }]);
+      const counts = await store.counts();
+      assert.deepEqual(
+        counts.map(({ state, jobs }) => [state, jobs]),
+        [["waiting", 0], ["running", 0], ["dead", 0]],
+      );
+      assert.deepEqual(await store.dead(10), []);
+      assert.equal(await store.revive(crypto.randomUUID()), undefined);
+      assert.equal(await store.remove(crypto.randomUUID()), false);
+      assert.equal(await exists(queue), false);
+      assert.equal(await exists(`${queue}-dead`), false);
+    } finally {
+      store.close();
+    }
+  });
+
+  it("finds two dead jobs searched for at once, and one found when showing the others failed", async () => {
+    const queue = queueName("searched");
+    const failBatch = { on: false };
+    const proxy = await SqsProxy.start(ENDPOINT, {
+      before: (action) => {
+        if (failBatch.on && action === "ChangeMessageVisibilityBatch") throw new Error("refused");
+      },
+    });
+    const store = storeAt(proxy.endpoint);
+    try {
+      store.know([{ queue, timeoutMs: 3000, where: "a test" }]);
+      const deadUrl = await urlOf(`${queue}-dead`);
+      const sendDead = (id: string) =>
+        raw.send(
+          new SendMessageCommand({
+            QueueUrl: deadUrl,
+            MessageBody: "{}",
+            MessageAttributes: {
+              "thaw-id": { DataType: "String", StringValue: id },
+              "thaw-runs": numberAttribute("3"),
+            },
+          }),
+        );
+      const ids = [crypto.randomUUID(), crypto.randomUUID()];
+      for (const id of ids) await sendDead(id);
+      assert.deepEqual(await Promise.all(ids.map((id) => store.remove(id))), [true, true]);
+      // One passed over first, whose showing again fails: it comes back after its look.
+      const found = crypto.randomUUID();
+      await sendDead(crypto.randomUUID());
+      await sendDead(found);
+      failBatch.on = true;
+      assert.equal(await store.revive(found), queue);
+    } finally {
+      store.close();
+      await proxy.close();
+    }
+  });
+});
