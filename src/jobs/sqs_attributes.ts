@@ -55,8 +55,25 @@ export interface ThawState {
   readonly enqueued: number | undefined;
 }
 
-// The latest time a Date holds, in ms since the epoch.
-const MAX_TIME = 8.64e15;
+/** The latest time a Date holds, in ms since the epoch. */
+export const MAX_TIME = 8.64e15;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/**
+ * The job's id: its `thaw-id` when that is one Thaw makes (a UUID), else the message's own id.
+ * Another sender's text never reaches a log line, a span or the actuator as an id.
+ */
+export function jobId(message: Message): string {
+  const id = textOf(message, "thaw-id");
+  return id !== undefined && UUID.test(id) ? id : message.MessageId ?? "";
+}
+
+/** A time attribute (ms since the epoch) a Date holds, or `undefined`. */
+export function timeOf(message: Message, name: string): number | undefined {
+  const value = numberOf(message, name);
+  return value !== undefined && value >= 0 && value <= MAX_TIME ? value : undefined;
+}
 
 // Each attribute's values, as Thaw writes them: anything else came from another sender, and a
 // job read from it could never end (a negative run count is never past its attempts, a due time

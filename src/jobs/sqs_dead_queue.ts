@@ -10,7 +10,8 @@ import {
   type SQSClient,
 } from "@aws-sdk/client-sqs";
 import type { DeadJob } from "./job_store.ts";
-import { numberOf, textOf } from "./sqs_attributes.ts";
+import { jobId, textOf, thawState, timeOf } from "./sqs_attributes.ts";
+import type { SqsQueueUrls } from "./sqs_queue_urls.ts";
 
 // Receives a search makes per dead queue at most (10 messages each).
 const SEARCH_RECEIVES = 50;
@@ -34,32 +35,37 @@ export interface FoundDead {
 /** The dead queues of the queues a store knows. */
 export class SqsDeadQueues {
   readonly #client: SQSClient;
-  readonly #url: (queue: string) => Promise<string | undefined>;
+  readonly #urls: SqsQueueUrls;
   // The search under way, if any: the next one starts once it ended.
   #searching: Promise<unknown> = Promise.resolve();
 
-  /** `url` answers a queue's URL, or `undefined` when there is no such queue. */
-  constructor(client: SQSClient, url: (queue: string) => Promise<string | undefined>) {
+  /** `urls` answers the dead queues' URLs, making none. */
+  constructor(client: SQSClient, urls: SqsQueueUrls) {
     this.#client = client;
-    this.#url = url;
+    this.#urls = urls;
   }
 
   /** The dead jobs of `queues`, up to 10 each, the latest to die first, `limit` at most. */
   async list(queues: readonly string[], limit: number): Promise<DeadJob[]> {
     const found = await Promise.all(queues.map(async (queue) => {
-      const url = await this.#url(deadQueue(queue));
+      const url = await this.#urls.existing(deadQueue(queue));
       if (url === undefined) return [];
-      const answer = await this.#client.send(
-        new ReceiveMessageCommand({
-          QueueUrl: url,
-          MaxNumberOfMessages: 10,
-          VisibilityTimeout: 0,
-          WaitTimeSeconds: 0,
-          MessageAttributeNames: ["All"],
-          MessageSystemAttributeNames: ["SentTimestamp"],
-        }),
-      );
-      return (answer.Messages ?? []).map((message) => deadJob(queue, message));
+      try {
+        const answer = await this.#client.send(
+          new ReceiveMessageCommand({
+            QueueUrl: url,
+            MaxNumberOfMessages: 10,
+            VisibilityTimeout: 0,
+            WaitTimeSeconds: 0,
+            MessageAttributeNames: ["All"],
+            MessageSystemAttributeNames: ["SentTimestamp"],
+          }),
+        );
+        return (answer.Messages ?? []).map((message) => deadJob(queue, message));
+      } catch (error) {
+        if (this.#urls.missing(error)) return [];
+        throw error;
+      }
     }));
     return found.flat().sort((a, b) => b.diedAt.localeCompare(a.diedAt)).slice(0, limit);
   }
@@ -73,7 +79,7 @@ export class SqsDeadQueues {
 
   async #search(queues: readonly string[], id: string): Promise<FoundDead | undefined> {
     for (const queue of queues) {
-      const url = await this.#url(deadQueue(queue));
+      const url = await this.#urls.existing(deadQueue(queue));
       if (url === undefined) continue;
       const passed: Message[] = [];
       try {
@@ -94,12 +100,13 @@ export class SqsDeadQueues {
             continue;
           }
           empty = 0;
-          const match = messages.find((message) =>
-            textOf(message, "thaw-id") === id || message.MessageId === id
-          );
+          const match = messages.find((message) => jobId(message) === id);
           passed.push(...messages.filter((message) => message !== match));
           if (match !== undefined) return { queue, url, message: match };
         }
+      } catch (error) {
+        // Deleted since its URL was kept: no dead job there.
+        if (!this.#urls.missing(error)) throw error;
       } finally {
         // What it passed comes back after its look all the same: a failure here must not hide
         // the search's own answer or error.
@@ -125,13 +132,16 @@ export class SqsDeadQueues {
   }
 }
 
+// What another sender wrote is read as Thaw would have written it, or not at all.
 function deadJob(queue: string, message: Message): DeadJob {
-  const died = numberOf(message, "thaw-died") ?? Number(message.Attributes?.SentTimestamp ?? 0);
+  const sent = Number(message.Attributes?.SentTimestamp ?? 0);
+  const died = timeOf(message, "thaw-died") ?? (Number.isFinite(sent) ? sent : 0);
+  const state = thawState(message);
   return {
-    id: textOf(message, "thaw-id") ?? message.MessageId ?? "",
+    id: jobId(message),
     queue,
-    attempt: numberOf(message, "thaw-runs") ?? 0,
-    diedAt: new Date(Number.isFinite(died) ? died : 0).toISOString(),
+    attempt: typeof state === "string" ? 0 : state.runs,
+    diedAt: new Date(died).toISOString(),
     error: textOf(message, "thaw-error"),
   };
 }

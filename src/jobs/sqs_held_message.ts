@@ -39,6 +39,11 @@ export class HeldMessage {
     }
   }
 
+  /** How long each window is, in seconds. */
+  get windowSeconds(): number {
+    return this.#windowS;
+  }
+
   /** When its lease ends (ms since the epoch): the message is another run's to take then. */
   get leaseEnds(): number {
     return this.#leaseEnds;

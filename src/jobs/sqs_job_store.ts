@@ -12,7 +12,6 @@
 // window, not a whole lease later.
 import {
   ChangeMessageVisibilityCommand,
-  CreateQueueCommand,
   DeleteMessageCommand,
   GetQueueAttributesCommand,
   GetQueueUrlCommand,
@@ -37,6 +36,8 @@ import type { NextStep } from "./run_outcome.ts";
 import { storedError } from "./sql_job_store.ts";
 import {
   attributeText,
+  jobId,
+  MAX_TIME,
   number,
   text,
   textOf,
@@ -53,6 +54,7 @@ import {
   StaleHandle,
 } from "./sqs_errors.ts";
 import { HeldMessage } from "./sqs_held_message.ts";
+import { SqsQueueUrls } from "./sqs_queue_urls.ts";
 
 // SQS's longest delay of a message, in seconds.
 const MAX_DELAY_S = 900;
@@ -67,8 +69,6 @@ const CALL_TIMEOUT_MS = 5000;
 // The largest payload, in UTF-8 bytes: SQS's 256 KiB for a message, less room for the attributes
 // (a dead job's error among them).
 export const MAX_PAYLOAD_BYTES = 240 * 1024;
-// How long SQS keeps a message: its longest, 14 days (a dead job among them).
-const RETENTION_S = "1209600";
 // A held message whose run never ended is forgotten this long after its lease.
 const FORGET_AFTER_MS = 60_000;
 
@@ -95,7 +95,7 @@ export class SqsJobStore implements JobStore {
   readonly #waitSeconds: number;
   readonly #visible: (queue: string) => void;
   // Queue URLs by name, once asked for; the queues (not `-dead`) are what counts and lists show.
-  readonly #urls = new Map<string, Promise<string>>();
+  readonly #urls: SqsQueueUrls;
   readonly #queues = new Set<string>();
   // Each queue's attempts by default (its handler's), as the worker tells `reclaim`.
   readonly #attempts = new Map<string, number>();
@@ -128,7 +128,8 @@ export class SqsJobStore implements JobStore {
     this.#poller = new SQSClient(config(CALL_TIMEOUT_MS + settings.waitSeconds * 1000));
     this.#waitSeconds = settings.waitSeconds;
     this.#visible = visible;
-    this.#dead = new SqsDeadQueues(this.#client, (queue) => this.#existing(queue));
+    this.#urls = new SqsQueueUrls(this.#client);
+    this.#dead = new SqsDeadQueues(this.#client, this.#urls);
     this.where = `jobs on SQS (${settings.endpoint ?? `region ${settings.region ?? "default"}`})`;
   }
 
@@ -166,7 +167,12 @@ export class SqsJobStore implements JobStore {
     if (job.attempts !== undefined) attributes["thaw-attempts"] = number(job.attempts);
     if (trace !== undefined) attributes["thaw-trace"] = text(trace);
     try {
-      await this.#send(await this.#url(job.queue), job.payload, attributes, now + job.delayMs);
+      await this.#send(
+        await this.#urls.made(job.queue),
+        job.payload,
+        attributes,
+        now + job.delayMs,
+      );
     } catch (error) {
       throw this.named(error, `enqueue on queue "${job.queue}"`);
     }
@@ -183,7 +189,7 @@ export class SqsJobStore implements JobStore {
   ): Promise<TakenJob[]> {
     if (this.#closed) return [];
     this.#forgetEnded();
-    const url = await this.#url(queue);
+    const url = await this.#urls.made(queue);
     const window = Math.max(1, Math.min(WINDOW_S, Math.ceil(leaseMs / 3000)));
     let messages: Message[];
     try {
@@ -202,6 +208,7 @@ export class SqsJobStore implements JobStore {
     } catch (error) {
       // A close ended the wait: whatever it received comes back after its window.
       if (signal?.aborted === true || this.#closed) return [];
+      this.#urls.missing(error);
       throw this.named(error, `take jobs of queue "${queue}"`);
     }
     // Closed meanwhile: what it received comes back after its window, unextended.
@@ -222,7 +229,9 @@ export class SqsJobStore implements JobStore {
       if (state.due !== undefined && state.due > Date.now() + 1000) {
         // Not due yet: sent again, as late as SQS allows, until it is.
         const due = state.due;
-        aside.push(this.#putAside(held, () => this.#sendNext(held, held.job.attempt - 1, due)));
+        aside.push(
+          this.#putAside(held, () => this.#sendNextOrDead(held, held.job.attempt - 1, due)),
+        );
       } else if (held.job.attempt > attempts) {
         // Its runs all ended without an end written (a process killed, a run past its lease):
         // dead, as the SQL store's reclaim makes it.
@@ -237,6 +246,11 @@ export class SqsJobStore implements JobStore {
     // After the taken ones are held: their windows are extended meanwhile. One that fails comes
     // back once its window ended.
     await Promise.allSettled(aside);
+    if (this.#closed) {
+      // Closed meanwhile: the taken ones come back after their windows, untried.
+      for (const job of taken) this.#held.get(job.lease)?.stop();
+      return [];
+    }
     return taken;
   }
 
@@ -244,6 +258,11 @@ export class SqsJobStore implements JobStore {
     const held = this.#held.get(job.lease);
     // Forgotten long after its lease: another run has it, or had it.
     if (held === undefined) return false;
+    if (Date.now() >= held.leaseEnds) {
+      // Ran past its lease: its message is another run's to take, whatever it sends now.
+      this.#forget(held);
+      return false;
+    }
     try {
       if (step.state === "waiting" && Math.ceil(step.delayMs / 1000) <= MAX_DELAY_S) {
         // The same message, seen again after the wait: its next receive counts the run. No
@@ -252,11 +271,13 @@ export class SqsJobStore implements JobStore {
         await this.#onHeld(held, Math.ceil(step.delayMs / 1000));
       } else {
         // Its window extended while the next message is sent: a slow send never lets another
-        // run take the job meanwhile.
+        // run take the job meanwhile. Held still, first: a window that ended unseen (its
+        // extensions failed) made the message another's, and sending would double the job.
+        if (step.state !== "done") await this.#onHeld(held, held.windowSeconds);
         if (step.state === "waiting") {
-          await this.#sendNext(held, job.attempt, Date.now() + step.delayMs);
+          await this.#sendNextOrDead(held, job.attempt, Date.now() + step.delayMs);
         } else if (step.state === "released") {
-          await this.#sendNext(held, job.attempt - 1, Date.now());
+          await this.#sendNextOrDead(held, job.attempt - 1, Date.now());
         } else if (step.state === "dead") {
           await this.#sendDead(held, job.attempt, error ?? "(none)");
         }
@@ -339,7 +360,7 @@ export class SqsJobStore implements JobStore {
     const attributes = thawAttributes(message);
     for (const name of ["thaw-error", "thaw-died", "thaw-due"]) delete attributes[name];
     attributes["thaw-runs"] = number(0);
-    await this.#send(await this.#url(queue), message.Body ?? "", attributes, 0);
+    await this.#send(await this.#urls.made(queue), message.Body ?? "", attributes, 0);
     await this.#client.send(
       new DeleteMessageCommand({ QueueUrl: url, ReceiptHandle: message.ReceiptHandle }),
     );
@@ -383,7 +404,7 @@ export class SqsJobStore implements JobStore {
     const enqueuedAt = state.enqueued ?? Number(message.Attributes?.SentTimestamp ?? Date.now());
     const receives = Number(message.Attributes?.ApproximateReceiveCount ?? 1);
     const job: TakenJob = {
-      id: textOf(message, "thaw-id") ?? message.MessageId ?? "",
+      id: jobId(message),
       queue,
       payload: message.Body ?? "",
       attempt: (state.runs ?? 0) + receives,
@@ -450,12 +471,29 @@ export class SqsJobStore implements JobStore {
     held.sent = true;
   }
 
+  // Sends the job's next message, or, when SQS refuses it (too many attributes of another
+  // sender's, a body with no room left), sends it to dead: a job that cannot be sent again would
+  // otherwise come back after every window, for ever.
+  async #sendNextOrDead(held: HeldMessage, runs: number, due: number): Promise<void> {
+    try {
+      await this.#sendNext(held, runs, due);
+    } catch (error) {
+      if (!isRefusedMessage(error)) throw error;
+      const why = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+      await this.#sendDead(
+        held,
+        held.job.attempt,
+        `its next message could not be sent again: ${why}`,
+      );
+    }
+  }
+
   // Sends the job to its dead queue with its runs and last error, once. Refused (a message that
   // with the error is over SQS's size), it is sent with the error cut short and nothing else:
   // a job that cannot die would run for ever.
   async #sendDead(held: HeldMessage, runs: number, error: string): Promise<void> {
     if (held.sent) return;
-    const url = await this.#url(deadQueue(held.job.queue));
+    const url = await this.#urls.made(deadQueue(held.job.queue));
     const attributes = thawAttributes(held.message);
     delete attributes["thaw-due"];
     Object.assign(attributes, {
@@ -496,57 +534,31 @@ export class SqsJobStore implements JobStore {
         DelaySeconds: Math.min(seconds, MAX_DELAY_S),
         MessageAttributes: kept,
       }),
-    );
+    ).catch((error: unknown) => {
+      this.#urls.missing(error);
+      throw error;
+    });
   }
 
   // The queue's message counts; none when it does not exist (a read makes no queue).
   async #attributes(queue: string): Promise<Record<string, string>> {
-    const url = await this.#existing(queue);
+    const url = await this.#urls.existing(queue);
     if (url === undefined) return {};
-    const answer = await this.#client.send(
-      new GetQueueAttributesCommand({
-        QueueUrl: url,
-        AttributeNames: [
-          "ApproximateNumberOfMessages",
-          "ApproximateNumberOfMessagesNotVisible",
-          "ApproximateNumberOfMessagesDelayed",
-        ],
-      }),
-    );
-    return answer.Attributes ?? {};
-  }
-
-  // The queue's URL, made (keeping its messages SQS's longest, 14 days) when it does not exist
-  // yet; an app that may not create queues has them made beforehand, with the same names.
-  #url(queue: string): Promise<string> {
-    let url = this.#urls.get(queue);
-    if (url === undefined) {
-      url = (async () =>
-        await this.#existing(queue) ??
-          (await this.#client.send(
-            new CreateQueueCommand({
-              QueueName: queue,
-              Attributes: { MessageRetentionPeriod: RETENTION_S },
-            }),
-          )).QueueUrl as string)();
-      // A failure is not kept: the next call asks again.
-      url.catch(() => this.#urls.delete(queue));
-      this.#urls.set(queue, url);
-    }
-    return url;
-  }
-
-  // The queue's URL, or `undefined` when there is no such queue: reads make none.
-  async #existing(queue: string): Promise<string | undefined> {
-    const known = this.#urls.get(queue);
-    if (known !== undefined) return await known;
     try {
-      const found = await this.#client.send(new GetQueueUrlCommand({ QueueName: queue }));
-      const url = found.QueueUrl as string;
-      if (!this.#urls.has(queue)) this.#urls.set(queue, Promise.resolve(url));
-      return url;
+      const answer = await this.#client.send(
+        new GetQueueAttributesCommand({
+          QueueUrl: url,
+          AttributeNames: [
+            "ApproximateNumberOfMessages",
+            "ApproximateNumberOfMessagesNotVisible",
+            "ApproximateNumberOfMessagesDelayed",
+          ],
+        }),
+      );
+      return answer.Attributes ?? {};
     } catch (error) {
-      if (isMissingQueue(error)) return undefined;
+      // Deleted since its URL was kept.
+      if (this.#urls.missing(error)) return {};
       throw error;
     }
   }
@@ -565,6 +577,9 @@ function refuseOnSqs(job: CheckedEnqueue): void {
   }
   if (job.queue.endsWith("-dead")) {
     refuse('on SQS a queue named "<queue>-dead" holds the dead jobs of <queue>');
+  }
+  if (Date.now() + job.delayMs > MAX_TIME) {
+    refuse(`a delay of ${job.delayMs} ms ends past the latest date a job can be due`);
   }
   const bytes = new TextEncoder().encode(job.payload).length;
   if (bytes > MAX_PAYLOAD_BYTES) {

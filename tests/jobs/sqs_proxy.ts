@@ -1,6 +1,7 @@
 // A loopback proxy in front of an SQS endpoint (ElasticMQ), for faults at one action: the SDK's
 // JSON protocol names each call's action in its `x-amz-target` header (`AmazonSQS.SendMessage`).
-// `before` may hold a request before it is passed on, `after` its answer before it is given back.
+// `before` may hold a request before it is passed on, `after` its answer before it is given back;
+// either throwing drops the connection, which the SDK tries again as it would a network fault.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { Buffer } from "node:buffer";
 
@@ -66,9 +67,17 @@ async function pass(
     });
     const body = Buffer.from(await answer.arrayBuffer());
     await hooks.after?.(action);
-    response.writeHead(answer.status, {
-      "content-type": answer.headers.get("content-type") ?? "application/x-amz-json-1.0",
+    // The answer's headers as they came (the SDK reads an error's name from some), but those
+    // of the connection and the body's framing, which this answer sets anew.
+    const given: Record<string, string> = {};
+    answer.headers.forEach((value, name) => {
+      if (
+        !/^(connection|keep-alive|transfer-encoding|content-length|content-encoding)$/i.test(name)
+      ) {
+        given[name] = value;
+      }
     });
+    response.writeHead(answer.status, given);
     response.end(body);
   } catch {
     response.destroy();

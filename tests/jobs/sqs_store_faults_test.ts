@@ -10,6 +10,7 @@ import process from "node:process";
 import { after, describe, it } from "node:test";
 import {
   CreateQueueCommand,
+  DeleteQueueCommand,
   GetQueueUrlCommand,
   type MessageAttributeValue,
   ReceiveMessageCommand,
@@ -103,8 +104,9 @@ describe("the SQS job store at its edges (ElasticMQ)", () => {
     let ending: Promise<boolean> | undefined;
     try {
       await store.enqueue(job(queue), undefined);
-      // A lease of 9 s: windows of 3 s, each extended every second.
-      const [taken] = await store.take(queue, 1, 9000);
+      // A lease of 6 s: windows of 2 s, each extended every 667 ms. Four extensions end the hold
+      // within the 5 s a call may take before the SDK tries it again.
+      const [taken] = await store.take(queue, 1, 6000);
       assert.ok(taken !== undefined);
       hold.on = true;
       ending = store.finish(taken, { state: "dead" }, "boom");
@@ -133,31 +135,55 @@ describe("the SQS job store at its edges (ElasticMQ)", () => {
 
   it("gives nothing from a take that ends after the store closed, and holds nothing", async () => {
     const queue = queueName("late-take");
-    const hold = { on: false, held: 0, release: deferred() };
+    // The call held, by action, when one is.
+    const hold = { action: "", held: 0, release: deferred() };
     const proxy = await SqsProxy.start(ENDPOINT, {
       before: async (action) => {
-        if (hold.on && action === "ReceiveMessage") {
+        if (action === hold.action) {
           hold.held++;
           await hold.release.promise;
         }
       },
     });
-    const store = storeAt(proxy.endpoint);
-    try {
-      await store.enqueue(job(queue), undefined);
-      hold.on = true;
-      const taking = store.take(queue, 1, 3000);
-      await waitFor("the receive held", () => hold.held === 1);
+    const stores: SqsJobStore[] = [];
+    const closedWhile = async (action: string) => {
+      const store = storeAt(proxy.endpoint);
+      stores.push(store);
+      Object.assign(hold, { action, held: 0, release: deferred() });
+      const taking = store.take(queue, 10, 3000);
+      await waitFor(`the ${action} held`, () => hold.held === 1);
       store.close();
       hold.release.resolve();
-      assert.deepEqual(await taking, []);
-      // Its window (1 s) ends unextended: the message is another's to take.
+      hold.action = "";
+      return await taking;
+    };
+    try {
+      const sender = storeAt(ENDPOINT);
+      stores.push(sender);
+      await sender.enqueue(job(queue), undefined);
+      // Closed while its queue is looked up, while it receives, and while it sets aside a
+      // message not due: none holds what it received, or extends its window.
+      assert.deepEqual(await closedWhile("GetQueueUrl"), []);
+      assert.deepEqual(await closedWhile("ReceiveMessage"), []);
       await waitFor("the message visible again", async () => await visible(queue) === 1);
       assert.ok(!proxy.actions.includes("ChangeMessageVisibility"), proxy.actions.join(", "));
-      assert.deepEqual(await store.take(queue, 1, 3000), []);
+      const url = await urlOf(queue);
+      await raw.send(
+        new SendMessageCommand({
+          QueueUrl: url,
+          MessageBody: "{}",
+          MessageAttributes: { "thaw-due": numberAttribute(String(Date.now() + 3_600_000)) },
+        }),
+      );
+      const seen = new Set<number>();
+      await waitFor("both messages visible", async () => {
+        seen.add(await visible(queue));
+        return seen.has(2);
+      });
+      assert.deepEqual(await closedWhile("SendMessage"), []);
     } finally {
       hold.release.resolve();
-      store.close();
+      for (const store of stores) store.close();
       await proxy.close();
     }
   });
@@ -225,9 +251,13 @@ describe("the SQS job store at its edges (ElasticMQ)", () => {
   it("finds two dead jobs searched for at once, and one found when showing the others failed", async () => {
     const queue = queueName("searched");
     const failBatch = { on: false };
+    let received = 0;
     const proxy = await SqsProxy.start(ENDPOINT, {
       before: (action) => {
         if (failBatch.on && action === "ChangeMessageVisibilityBatch") throw new Error("refused");
+      },
+      after: (action) => {
+        if (action === "ReceiveMessage") received++;
       },
     });
     const store = storeAt(proxy.endpoint);
@@ -245,18 +275,136 @@ describe("the SQS job store at its edges (ElasticMQ)", () => {
             },
           }),
         );
-      const ids = [crypto.randomUUID(), crypto.randomUUID()];
+      // Ten in a receive's batch, the eleventh in the next.
+      const ids = Array.from({ length: 11 }, () => crypto.randomUUID());
       for (const id of ids) await sendDead(id);
-      assert.deepEqual(await Promise.all(ids.map((id) => store.remove(id))), [true, true]);
+      // The second search starts while the first holds the first ten invisible.
+      const first = store.remove(ids[10]);
+      await waitFor("the first search's first batch", () => received >= 1);
+      const second = store.remove(ids[0]);
+      assert.deepEqual(await Promise.all([first, second]), [true, true]);
+      // Each search showed again the messages it passed, the found one's batch included.
+      assert.equal(await visible(`${queue}-dead`), 9);
+
       // One passed over first, whose showing again fails: it comes back after its look.
+      const other = crypto.randomUUID();
+      await sendDead(other);
       const found = crypto.randomUUID();
-      await sendDead(crypto.randomUUID());
       await sendDead(found);
       failBatch.on = true;
       assert.equal(await store.revive(found), queue);
     } finally {
       store.close();
       await proxy.close();
+    }
+  });
+
+  it("puts a job whose next message SQS refuses to dead, never sending it again for ever", async () => {
+    const queue = queueName("refused");
+    const store = storeAt(ENDPOINT);
+    try {
+      store.know([{ queue, timeoutMs: 3000, where: "a test" }]);
+      // Due in an hour, with nine more attributes of its own: the message sent again for its
+      // due time would carry thirteen, over SQS's ten.
+      const attributes: Record<string, MessageAttributeValue> = {
+        "thaw-due": numberAttribute(String(Date.now() + 3_600_000)),
+      };
+      for (let i = 0; i < 9; i++) {
+        attributes[`thaw-extra-${i}`] = { DataType: "String", StringValue: "x" };
+      }
+      await raw.send(
+        new SendMessageCommand({
+          QueueUrl: await urlOf(queue),
+          MessageBody: '{"n":1}',
+          MessageAttributes: attributes,
+        }),
+      );
+      await waitFor("the job dead", async () => {
+        assert.deepEqual(await store.take(queue, 10, 3000), []);
+        return (await store.dead(10)).length === 1;
+      });
+      const [dead] = await store.dead(10);
+      assert.match(dead.error ?? "", /could not be sent again/);
+      assert.equal(await visible(queue), 0);
+    } finally {
+      store.close();
+    }
+  });
+
+  it("sends nothing for a run that ended past its lease: its message is another's", async () => {
+    const queue = queueName("late-end");
+    const store = storeAt(ENDPOINT);
+    try {
+      await store.enqueue(job(queue), undefined);
+      const [taken] = await store.take(queue, 1, 3000);
+      assert.ok(taken !== undefined);
+      // Its lease (3 s) ended, then its last window: the message is visible again.
+      await waitFor("the message visible again", async () => await visible(queue) === 1);
+      for (const step of [{ state: "dead" }, { state: "released" }] as const) {
+        assert.equal(await store.finish(taken, step, "late"), false);
+      }
+      assert.equal(await visible(`${queue}-dead`), 0);
+      assert.equal(await visible(queue), 1);
+    } finally {
+      store.close();
+    }
+  });
+
+  it("counts and sends again once a queue it knew was deleted", async () => {
+    const queue = queueName("deleted");
+    const store = storeAt(ENDPOINT);
+    try {
+      store.know([{ queue, timeoutMs: 3000, where: "a test" }]);
+      await store.enqueue(job(queue), undefined);
+      await raw.send(new DeleteQueueCommand({ QueueUrl: await urlOf(queue) }));
+      await waitFor("the queue gone", async () => !await exists(queue));
+      const counts = await store.counts();
+      assert.deepEqual(counts.map(({ jobs }) => jobs), [0, 0, 0]);
+      await store.enqueue(job(queue), undefined);
+      assert.equal(await visible(queue), 1);
+    } finally {
+      store.close();
+    }
+  });
+
+  it("lists a dead message another sender wrote, its id and time read safely", async () => {
+    const queue = queueName("foreign-dead");
+    const store = storeAt(ENDPOINT);
+    try {
+      store.know([{ queue, timeoutMs: 3000, where: "a test" }]);
+      await raw.send(
+        new SendMessageCommand({
+          QueueUrl: await urlOf(`${queue}-dead`),
+          MessageBody: "{}",
+          MessageAttributes: {
+            "thaw-id": { DataType: "String", StringValue: "forged\nline two, <b>not an id</b>" },
+            "thaw-died": numberAttribute("1e20"),
+            "thaw-runs": numberAttribute("-1"),
+          },
+        }),
+      );
+      const [dead] = await store.dead(10);
+      assert.match(dead.id, /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+      assert.ok(!Number.isNaN(Date.parse(dead.diedAt)));
+      assert.ok(Date.parse(dead.diedAt) <= Date.now() + 60_000, dead.diedAt);
+      assert.equal(dead.attempt, 0);
+      assert.equal(await store.remove(dead.id), true);
+    } finally {
+      store.close();
+    }
+  });
+
+  it("refuses a delay past the latest date, naming the queue, and sends nothing", async () => {
+    const queue = queueName("far");
+    const store = storeAt(ENDPOINT);
+    try {
+      await assert.rejects(
+        store.enqueue({ ...job(queue), delayMs: Number.MAX_SAFE_INTEGER }, undefined),
+        (error: Error) => error instanceof TypeError && error.message.includes(`"${queue}"`),
+      );
+      assert.equal(await exists(queue), false);
+    } finally {
+      store.close();
     }
   });
 });
