@@ -25,27 +25,58 @@ trap 'rm -rf "$work"' EXIT
 
 # Runs the steps of one lane in turn. A step is `elasticsearch` or test_on.sh's arguments.
 lane() {
-  local name=$1 step log start status
+  local name=$1 step log start status cpu
   shift
   for step in "$@"; do
     log="$work/$(tr ' ' '-' <<<"$step").log"
     start=$SECONDS
     status=0
-    # 40 minutes is a give-up, paid only by a step that hangs: it then fails with its output shown
-    # (exit 124), and the other steps still run.
-    if [ "$step" = elasticsearch ]; then
-      timeout --kill-after=60 2400 bash tools/test_elasticsearch.sh >"$log" 2>&1 || status=$?
-    else
-      # shellcheck disable=SC2086 # a step is words
-      timeout --kill-after=60 2400 bash tools/test_on.sh --part $step >"$log" 2>&1 || status=$?
-    fi
+    (
+      code=0
+      # 40 minutes is a give-up, paid only by a step that hangs: it then fails with its output
+      # shown (exit 124), and the other steps still run.
+      if [ "$step" = elasticsearch ]; then
+        timeout --kill-after=60 2400 bash tools/test_elasticsearch.sh >"$log" 2>&1 || code=$?
+      else
+        # shellcheck disable=SC2086 # a step is words
+        timeout --kill-after=60 2400 bash tools/test_on.sh --part $step >"$log" 2>&1 || code=$?
+      fi
+      # The CPU seconds (user and system) of the step's own processes, the runtimes and what
+      # they started (workerd, Chromium, ...); the shared servers' are not among them. The run
+      # is CPU-bound on two cores: this, not a step's length, says what a step costs the others.
+      # (`times` in this shell: in a pipe, it would be a new process's, with no children.)
+      times >"$log.times"
+      awk 'NR == 2 {
+        t = 0
+        for (i = 1; i <= 2; i++) { split($i, p, "m"); t += p[1] * 60 + p[2] }
+        printf "%d", t
+      }' "$log.times" >"$log.cpu"
+      exit "$code"
+    ) || status=$?
+    cpu=$(cat "$log.cpu" 2>/dev/null || echo "?")
     {
       flock 9
-      echo "=== $step (lane $name): exit $status after $((SECONDS - start)) s"
+      echo "=== $step (lane $name): exit $status after $((SECONDS - start)) s, $cpu s of CPU"
       cat "$log"
-      printf '%s\t%s\t%s\t%s\n' "$name" "$step" "$status" "$((SECONDS - start))" >>"$work/steps"
+      printf '%s\t%s\t%s\t%s\t%s\n' "$name" "$step" "$status" "$((SECONDS - start))" "$cpu" \
+        >>"$work/steps"
     } 9>"$work/print.lock"
   done
+}
+
+# The CPU time each server has spent so far (the databases' main processes: an ended backend's is
+# not counted), printed before a lane stops one and at the end: with each step's own, what the
+# run's two cores went to.
+servers_cpu() {
+  {
+    flock 9
+    echo "=== servers' CPU time so far ($1)"
+    ps -C java,postgres,mariadbd,redis-server -o pid=,cputime=,args= | awk '{
+      name = $3
+      for (i = 3; i <= NF; i++) if ($i ~ /^(org\.|kafka\.)/) { name = $i; break }
+      printf "  %-8s %s %s\n", $1, $2, name
+    }' | grep -v " postgres:$" || true
+  } 9>"$work/print.lock"
 }
 
 # Lint and set-up side by side; both must pass before any test runs.
@@ -78,32 +109,38 @@ export THAW_TESTS_TYPE_CHECKED=1
 cluster=("cluster deno" "cluster bun" "cluster node lts")
 kafka=("kafka deno" "kafka bun" "kafka node lts")
 search=("search deno" "search bun" "search node lts")
+# Where the lanes below run them: each once (the count of steps that ended is checked).
 others=("other deno" "other bun" "other node lts")
-units=("unit bun" "unit node lts" "unit deno" "unit node machine")
+units=("unit deno" "unit bun" "unit node lts" "unit node machine")
 start=$SECONDS
 # A lane's servers stop once its last step that needs them has ended: idle brokers and nodes still
-# take a share of the two cores from the steps left. The search lane is the longest (about 70 minutes
-# of the last 2-core run); the others are filled to about its length.
+# take a share of the two cores from the steps left. The search lane's three steps are the longest
+# run of steps that must not overlap (about 66 minutes of the last 2-core runs); the other lanes are
+# filled to about its length, the longest step first where it may go first.
 {
   lane cluster "${cluster[@]}"
+  servers_cpu "the cluster's nodes stop"
   bash tools/opensearch_cluster.sh stop || true
   lane cluster elasticsearch
+  servers_cpu "Elasticsearch stops"
   bash tools/elasticsearch.sh stop || true
-  lane cluster "${others[2]}"
+  lane cluster "other deno" "unit node lts"
 } &
 {
   lane kafka "${kafka[@]}"
+  servers_cpu "the brokers stop"
   bash tools/kafka.sh stop || true
-  lane kafka "${others[0]}" "${units[1]}"
+  lane kafka "other bun" "unit node machine"
 } &
 lane search "${search[@]}" &
-lane rest "${others[1]}" "${units[0]}" "${units[2]}" "${units[3]}" &
+lane rest "other node lts" "unit deno" "unit bun" &
 wait
+servers_cpu "the end"
 bash tools/elasticmq.sh stop || true
 
-echo "=== steps: lane, step, exit, seconds ($((SECONDS - start)) s in all)"
+echo "=== steps: lane, step, exit, seconds, CPU seconds ($((SECONDS - start)) s in all)"
 touch "$work/steps"
-awk -F'\t' '{ printf "%-8s %-20s %4s %6s\n", $1, $2, $3, $4 }' "$work/steps"
+awk -F'\t' '{ printf "%-8s %-20s %4s %6s %6s\n", $1, $2, $3, $4, $5 }' "$work/steps"
 expected=$((${#cluster[@]} + ${#kafka[@]} + ${#search[@]} + ${#others[@]} + ${#units[@]} + 1))
 if [ "$(wc -l <"$work/steps")" -ne "$expected" ]; then
   echo "test_all.sh: $(wc -l <"$work/steps") of $expected steps ended" >&2

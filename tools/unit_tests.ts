@@ -14,7 +14,8 @@
 // three-node cluster (they hang its nodes); `search`, those that reach the single OpenSearch node
 // and not the cluster; `kafka`, those that reach a Kafka broker (the single one, or the three that
 // some kill: only this part uses them); `other`, the rest (databases, browser, workerd, ...), whose servers give
-// each test its own database, index or port.
+// each test its own database, index or port, and the tests of the single node marked
+// `// part: other` (see OTHER_PART).
 //
 // Run: `deno run --allow-read tools/unit_tests.ts [--why | --part unit|cluster|search|kafka|other]
 // tests/a_test.ts tests/b_test.ts ...`; `--why` prints, for each integration test, the chain of
@@ -46,6 +47,11 @@ const NEEDS: Readonly<Record<string, string>> = {
 };
 
 const MARKER = /^\/\/ integration test:/m;
+// A test file of the single search node's part whose every index, template and record is named
+// for it alone runs with the other part instead, beside the search lane: `// part: other` and
+// why, in the test file itself (not a helper). For a test whose cost is its own (compiling,
+// installing), not the node's.
+const OTHER_PART = /^\/\/ part: other\b/m;
 
 const root = fileURLToPath(new URL("../", import.meta.url));
 
@@ -150,7 +156,9 @@ function partOf(file: string): Part {
   if (reached.has("tests/kafka/three_brokers.ts") || reached.has("tests/kafka/broker.ts")) {
     return "kafka";
   }
-  if (reached.has("tests/migrate/search/cluster.ts")) return "search";
+  if (reached.has("tests/migrate/search/cluster.ts")) {
+    return OTHER_PART.test(readFileSync(join(root, file), "utf8")) ? "other" : "search";
+  }
   return "other";
 }
 

@@ -1,5 +1,7 @@
 // The npm package, as a Node user gets it: packed, installed into a fresh project, compiled by
 // that project's TypeScript and run by plain Node, with no loader. Node's part of the suite only.
+// part: other (its indices and templates are named for it alone; its minutes go to compiling
+// and installing, not to the search node, so it runs beside the search lane, not in it)
 import { before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
