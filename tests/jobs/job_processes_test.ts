@@ -6,10 +6,9 @@
 // killed process's runs come back once their window (a third of the lease) ended. The processes
 // are tests/fixtures/jobs/worker_process.ts.
 import assert from "node:assert/strict";
-import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { describe, it } from "node:test";
-import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from "@aws-sdk/client-sqs";
+import { CreateQueueCommand, GetQueueAttributesCommand } from "@aws-sdk/client-sqs";
 import { bootstrap } from "../../mod.ts";
 import { data, SqlClient } from "../../data.ts";
 import { JobQueue, jobs, jobsMigration } from "../../jobs.ts";
@@ -17,6 +16,7 @@ import { watchChild, type WatchedChild } from "../child_output.ts";
 import { scriptCommand } from "../runtime.ts";
 import { datasourceEntries, type DatasourceEntry, KINDS } from "../sql/pools.ts";
 import { waitFor } from "./job_support.ts";
+import { ELASTICMQ, elasticMqClient, queueName } from "./sqs_support.ts";
 
 const databases = datasourceEntries();
 const WORKER = fileURLToPath(new URL("../fixtures/jobs/worker_process.ts", import.meta.url));
@@ -119,7 +119,7 @@ for (const kind of KINDS) {
 const SQS_JOBS = 3000;
 
 const SQS = {
-  endpoint: "http://127.0.0.1:9324",
+  endpoint: ELASTICMQ,
   region: "us-east-1",
   "access-key-id": "thaw-test",
   "secret-access-key": "thaw-test",
@@ -127,18 +127,14 @@ const SQS = {
 
 describe("jobs() on SQS (ElasticMQ), three processes", () => {
   it(`runs ${SQS_JOBS} jobs, each once but the killed process's, through a SIGKILL`, async () => {
-    const queueName = `work-${process.pid}-${Date.now()}`;
+    const name = queueName("work");
     const { entry } = await databases("postgres", "main");
     const app = await bootstrap({
       config: { datasource: [entry], jobs: { store: "sqs", sqs: SQS } },
       data: data(),
       jobs: jobs(),
     });
-    const raw = new SQSClient({
-      endpoint: SQS.endpoint,
-      region: SQS.region,
-      credentials: { accessKeyId: "x", secretAccessKey: "x" },
-    });
+    const raw = elasticMqClient();
     const children: WatchedChild[] = [];
     try {
       const sql = app.getBean(SqlClient);
@@ -148,16 +144,16 @@ describe("jobs() on SQS (ElasticMQ), three processes", () => {
       const queue = app.getBean(JobQueue);
       for (let from = 0; from < SQS_JOBS; from += 20) {
         await Promise.all(
-          Array.from({ length: 20 }, (_, i) => queue.enqueue(queueName, { n: from + i })),
+          Array.from({ length: 20 }, (_, i) => queue.enqueue(name, { n: from + i })),
         );
       }
-      children.push(...startWorkers(entry, queueName));
+      children.push(...startWorkers(entry, name));
       await Promise.all(children.map((child) => child.line(/^started$/)));
       const count = async (text: string) => Number((await sql.unsafe(text)).rows[0].n);
       await children[0].line(/^holding 4$/);
       children[0].child.kill("SIGKILL");
       await children[0].exited;
-      const { QueueUrl } = await raw.send(new CreateQueueCommand({ QueueName: queueName }));
+      const { QueueUrl } = await raw.send(new CreateQueueCommand({ QueueName: name }));
       await waitFor("every job run, and no message left", async () => {
         if (await count("SELECT COUNT(DISTINCT n) AS n FROM runs") < SQS_JOBS) return false;
         const { Attributes = {} } = await raw.send(
@@ -210,7 +206,7 @@ async function ended(children: readonly WatchedChild[]): Promise<void> {
 }
 
 // The three worker processes on SQS, p1 holding its runs after its first 300.
-function startWorkers(entry: DatasourceEntry["entry"], queueName: string): WatchedChild[] {
+function startWorkers(entry: DatasourceEntry["entry"], queue: string): WatchedChild[] {
   return ["p1", "p2", "p3"].map((name) => {
     const [command, args] = scriptCommand(WORKER);
     return watchChild(command, args, {
@@ -218,7 +214,7 @@ function startWorkers(entry: DatasourceEntry["entry"], queueName: string): Watch
       WORKER_NAME: name,
       WORKER_LEASE: "9000",
       WORKER_SQS: JSON.stringify(SQS),
-      WORKER_QUEUE: queueName,
+      WORKER_QUEUE: queue,
       NO_COLOR: "1",
       ...(name === "p1" ? { WORKER_HOLD: "300" } : {}),
     });

@@ -5,14 +5,12 @@
 // replica; a close gives a running job back untried; a key or a priority is refused; a host that
 // never answers fails the enqueue, named.
 import assert from "node:assert/strict";
-import process from "node:process";
 import { createServer, type Server, type Socket } from "node:net";
 import { after, describe, it } from "node:test";
 import {
   CreateQueueCommand,
   GetQueueAttributesCommand,
   SendMessageCommand,
-  SQSClient,
 } from "@aws-sdk/client-sqs";
 import { type Application, bootstrap, type Class, Service } from "../../mod.ts";
 import { type Job, JobHandler, JobQueue, jobs } from "../../jobs.ts";
@@ -21,18 +19,10 @@ import { memoryLogger } from "../helpers.ts";
 import { deferred } from "../deferred.ts";
 import { ACTUATOR_JOBS, jobsEndpointCall, waitFor } from "./job_support.ts";
 import { SqsProxy } from "./sqs_proxy.ts";
+import { ELASTICMQ, elasticMqClient, queueName } from "./sqs_support.ts";
 
-const ENDPOINT = "http://127.0.0.1:9324";
-const raw = new SQSClient({
-  endpoint: ENDPOINT,
-  region: "us-east-1",
-  credentials: { accessKeyId: "x", secretAccessKey: "x" },
-});
+const raw = elasticMqClient();
 after(() => raw.destroy());
-
-let made = 0;
-// A queue name of this run's own: ElasticMQ keeps queues for as long as it runs.
-const queueName = (what: string) => `${what}-${process.pid}-${Date.now()}-${made++}`;
 
 interface Run {
   readonly payload: unknown;
@@ -83,7 +73,7 @@ async function sqsApp(
         store: "sqs",
         "poll-interval": "50ms",
         sqs: {
-          endpoint: options.endpoint ?? ENDPOINT,
+          endpoint: options.endpoint ?? ELASTICMQ,
           region: "us-east-1",
           "access-key-id": "thaw-test-id",
           "secret-access-key": "thaw-test-secret",
@@ -251,7 +241,7 @@ describe("jobs() on SQS (ElasticMQ)", () => {
       ]);
     second.behave = first.behave;
     // Each replica through a proxy of its own, that counts its calls.
-    const proxies = [await SqsProxy.start(ENDPOINT, {}), await SqsProxy.start(ENDPOINT, {})];
+    const proxies = [await SqsProxy.start(ELASTICMQ, {}), await SqsProxy.start(ELASTICMQ, {})];
     const calls = (n: number, action: string) =>
       proxies[n].actions.filter((a) => a === action).length;
     const one = await sqsApp([first.type], { endpoint: proxies[0].endpoint });

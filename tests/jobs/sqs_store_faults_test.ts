@@ -6,7 +6,6 @@
 // both find their job, and a search that found its job answers it though showing the others again
 // failed.
 import assert from "node:assert/strict";
-import process from "node:process";
 import { after, describe, it } from "node:test";
 import {
   CreateQueueCommand,
@@ -15,25 +14,16 @@ import {
   type MessageAttributeValue,
   ReceiveMessageCommand,
   SendMessageCommand,
-  SQSClient,
 } from "@aws-sdk/client-sqs";
 import { SqsJobStore } from "../../src/jobs/sqs_job_store.ts";
 import type { CheckedEnqueue } from "../../src/jobs/enqueue_options.ts";
 import { deferred } from "../deferred.ts";
 import { waitFor } from "./job_support.ts";
 import { SqsProxy } from "./sqs_proxy.ts";
+import { ELASTICMQ, elasticMqClient, queueName } from "./sqs_support.ts";
 
-const ENDPOINT = "http://127.0.0.1:9324";
-const raw = new SQSClient({
-  endpoint: ENDPOINT,
-  region: "us-east-1",
-  credentials: { accessKeyId: "x", secretAccessKey: "x" },
-});
+const raw = elasticMqClient();
 after(() => raw.destroy());
-
-let made = 0;
-// A queue name of this run's own: ElasticMQ keeps queues for as long as it runs.
-const queueName = (what: string) => `${what}-${process.pid}-${Date.now()}-${made++}`;
 
 function storeAt(endpoint: string): SqsJobStore {
   return new SqsJobStore({
@@ -42,6 +32,19 @@ function storeAt(endpoint: string): SqsJobStore {
     credentials: { accessKeyId: "thaw-test", secretAccessKey: "thaw-test" },
     waitSeconds: 1,
   }, () => {});
+}
+
+// Runs `body` with a store of ElasticMQ's and a queue name of its own, closing the store after.
+async function onStore(
+  what: string,
+  body: (store: SqsJobStore, queue: string) => Promise<void>,
+): Promise<void> {
+  const store = storeAt(ELASTICMQ);
+  try {
+    await body(store, queueName(what));
+  } finally {
+    store.close();
+  }
 }
 
 function job(queue: string, payload: unknown = {}): CheckedEnqueue {
@@ -92,7 +95,7 @@ describe("the SQS job store at its edges (ElasticMQ)", () => {
   it("keeps a job's window extended while its end is sent: no other take gets it", async () => {
     const queue = queueName("slow-end");
     const hold = { on: false, held: 0, release: deferred() };
-    const proxy = await SqsProxy.start(ENDPOINT, {
+    const proxy = await SqsProxy.start(ELASTICMQ, {
       before: async (action) => {
         if (hold.on && action === "SendMessage") {
           hold.held++;
@@ -137,7 +140,7 @@ describe("the SQS job store at its edges (ElasticMQ)", () => {
     const queue = queueName("late-take");
     // The call held, by action, when one is.
     const hold = { action: "", held: 0, release: deferred() };
-    const proxy = await SqsProxy.start(ENDPOINT, {
+    const proxy = await SqsProxy.start(ELASTICMQ, {
       before: async (action) => {
         if (action === hold.action) {
           hold.held++;
@@ -158,7 +161,7 @@ describe("the SQS job store at its edges (ElasticMQ)", () => {
       return await taking;
     };
     try {
-      const sender = storeAt(ENDPOINT);
+      const sender = storeAt(ELASTICMQ);
       stores.push(sender);
       await sender.enqueue(job(queue), undefined);
       // Closed while its queue is looked up, while it receives, and while it sets aside a
@@ -188,10 +191,8 @@ describe("the SQS job store at its edges (ElasticMQ)", () => {
     }
   });
 
-  it("puts a message whose Thaw attributes no Thaw wrote to dead, named, and never loops", async () => {
-    const queue = queueName("foreign");
-    const store = storeAt(ENDPOINT);
-    try {
+  it("puts a message whose Thaw attributes no Thaw wrote to dead, named, and never loops", () =>
+    onStore("foreign", async (store, queue) => {
       store.know([{ queue, timeoutMs: 3000, where: "a test" }]);
       await store.reclaim(queue, 3);
       const url = await urlOf(queue);
@@ -223,15 +224,10 @@ describe("the SQS job store at its edges (ElasticMQ)", () => {
         assert.ok(errors.some((e) => e.includes(name)), `${name} named in ${errors.join(" | ")}`);
       }
       assert.equal(await visible(queue), 0);
-    } finally {
-      store.close();
-    }
-  });
+    }));
 
-  it("makes no queue to count, list, retry or delete jobs", async () => {
-    const queue = queueName("unread");
-    const store = storeAt(ENDPOINT);
-    try {
+  it("makes no queue to count, list, retry or delete jobs", () =>
+    onStore("unread", async (store, queue) => {
       store.know([{ queue, timeoutMs: 3000, where: "a test" }]);
       const counts = await store.counts();
       assert.deepEqual(
@@ -243,16 +239,13 @@ describe("the SQS job store at its edges (ElasticMQ)", () => {
       assert.equal(await store.remove(crypto.randomUUID()), false);
       assert.equal(await exists(queue), false);
       assert.equal(await exists(`${queue}-dead`), false);
-    } finally {
-      store.close();
-    }
-  });
+    }));
 
   it("finds two dead jobs searched for at once, and one found when showing the others failed", async () => {
     const queue = queueName("searched");
     const failBatch = { on: false };
     let received = 0;
-    const proxy = await SqsProxy.start(ENDPOINT, {
+    const proxy = await SqsProxy.start(ELASTICMQ, {
       before: (action) => {
         if (failBatch.on && action === "ChangeMessageVisibilityBatch") throw new Error("refused");
       },
@@ -299,10 +292,8 @@ describe("the SQS job store at its edges (ElasticMQ)", () => {
     }
   });
 
-  it("puts a job whose next message SQS refuses to dead, never sending it again for ever", async () => {
-    const queue = queueName("refused");
-    const store = storeAt(ENDPOINT);
-    try {
+  it("puts a job whose next message SQS refuses to dead, never sending it again for ever", () =>
+    onStore("refused", async (store, queue) => {
       store.know([{ queue, timeoutMs: 3000, where: "a test" }]);
       // Due in an hour, with nine more attributes of its own: the message sent again for its
       // due time would carry thirteen, over SQS's ten.
@@ -326,15 +317,10 @@ describe("the SQS job store at its edges (ElasticMQ)", () => {
       const [dead] = await store.dead(10);
       assert.match(dead.error ?? "", /could not be sent again/);
       assert.equal(await visible(queue), 0);
-    } finally {
-      store.close();
-    }
-  });
+    }));
 
-  it("sends nothing for a run that ended past its lease: its message is another's", async () => {
-    const queue = queueName("late-end");
-    const store = storeAt(ENDPOINT);
-    try {
+  it("sends nothing for a run that ended past its lease: its message is another's", () =>
+    onStore("late-end", async (store, queue) => {
       await store.enqueue(job(queue), undefined);
       const [taken] = await store.take(queue, 1, 3000);
       assert.ok(taken !== undefined);
@@ -345,15 +331,10 @@ describe("the SQS job store at its edges (ElasticMQ)", () => {
       }
       assert.equal(await visible(`${queue}-dead`), 0);
       assert.equal(await visible(queue), 1);
-    } finally {
-      store.close();
-    }
-  });
+    }));
 
-  it("counts and sends again once a queue it knew was deleted", async () => {
-    const queue = queueName("deleted");
-    const store = storeAt(ENDPOINT);
-    try {
+  it("counts and sends again once a queue it knew was deleted", () =>
+    onStore("deleted", async (store, queue) => {
       store.know([{ queue, timeoutMs: 3000, where: "a test" }]);
       await store.enqueue(job(queue), undefined);
       await raw.send(new DeleteQueueCommand({ QueueUrl: await urlOf(queue) }));
@@ -362,15 +343,10 @@ describe("the SQS job store at its edges (ElasticMQ)", () => {
       assert.deepEqual(counts.map(({ jobs }) => jobs), [0, 0, 0]);
       await store.enqueue(job(queue), undefined);
       assert.equal(await visible(queue), 1);
-    } finally {
-      store.close();
-    }
-  });
+    }));
 
-  it("lists a dead message another sender wrote, its id and time read safely", async () => {
-    const queue = queueName("foreign-dead");
-    const store = storeAt(ENDPOINT);
-    try {
+  it("lists a dead message another sender wrote, its id and time read safely", () =>
+    onStore("foreign-dead", async (store, queue) => {
       store.know([{ queue, timeoutMs: 3000, where: "a test" }]);
       await raw.send(
         new SendMessageCommand({
@@ -389,22 +365,14 @@ describe("the SQS job store at its edges (ElasticMQ)", () => {
       assert.ok(Date.parse(dead.diedAt) <= Date.now() + 60_000, dead.diedAt);
       assert.equal(dead.attempt, 0);
       assert.equal(await store.remove(dead.id), true);
-    } finally {
-      store.close();
-    }
-  });
+    }));
 
-  it("refuses a delay past the latest date, naming the queue, and sends nothing", async () => {
-    const queue = queueName("far");
-    const store = storeAt(ENDPOINT);
-    try {
+  it("refuses a delay past the latest date, naming the queue, and sends nothing", () =>
+    onStore("far", async (store, queue) => {
       await assert.rejects(
         store.enqueue({ ...job(queue), delayMs: Number.MAX_SAFE_INTEGER }, undefined),
         (error: Error) => error instanceof TypeError && error.message.includes(`"${queue}"`),
       );
       assert.equal(await exists(queue), false);
-    } finally {
-      store.close();
-    }
-  });
+    }));
 });
