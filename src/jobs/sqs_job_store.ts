@@ -246,12 +246,9 @@ export class SqsJobStore implements JobStore {
     // After the taken ones are held: their windows are extended meanwhile. One that fails comes
     // back once its window ended.
     await Promise.allSettled(aside);
-    if (this.#closed) {
-      // Closed meanwhile: the taken ones come back after their windows, untried.
-      for (const job of taken) this.#held.get(job.lease)?.stop();
-      return [];
-    }
-    return taken;
+    // Closed meanwhile: the close stopped the taken ones' extensions, and they come back after
+    // their windows, untried.
+    return this.#closed ? [] : taken;
   }
 
   async finish(job: TakenJob, step: NextStep, error: string | undefined): Promise<boolean> {
