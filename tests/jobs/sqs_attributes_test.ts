@@ -3,7 +3,16 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
-import { attributeText, number, numberOf, text, thawState } from "../../src/jobs/sqs_attributes.ts";
+import {
+  attributeText,
+  jobId,
+  MAX_TIME,
+  number,
+  numberOf,
+  text,
+  thawState,
+  timeOf,
+} from "../../src/jobs/sqs_attributes.ts";
 import { propertyOptions } from "../property.ts";
 
 // SQS's characters for an attribute: #x9 | #xA | #xD | #x20-#xD7FF | #xE000-#xFFFD | #x10000-.
@@ -103,5 +112,34 @@ describe("SQS message attributes", () => {
       ),
       propertyOptions(1000),
     );
+  });
+
+  it("read a job's id only as a UUID, and a time only as one a Date holds", () => {
+    const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.uuid().map((u) => u.toLowerCase()),
+          fc.string({ unit: "binary", maxLength: 40 }),
+        ),
+        fc.oneof(fc.double().map(String), fc.integer().map(String), fc.string({ maxLength: 12 })),
+        (id, time) => {
+          const message = {
+            MessageId: "m-1",
+            MessageAttributes: {
+              "thaw-id": { DataType: "String", StringValue: id },
+              "thaw-died": { DataType: "Number", StringValue: time },
+            },
+          };
+          assert.equal(jobId(message), uuid.test(id) ? id : "m-1");
+          const n = Number(time);
+          const held = time.trim() !== "" && Number.isFinite(n) && n >= 0 && n <= MAX_TIME;
+          assert.equal(timeOf(message, "thaw-died"), held ? n : undefined);
+          if (held) assert.ok(!Number.isNaN(new Date(n).getTime()));
+        },
+      ),
+      propertyOptions(500),
+    );
+    assert.equal(jobId({}), "");
   });
 });
