@@ -5,10 +5,11 @@
 import type { ContextLogger } from "../context/class_record.ts";
 import { runDetached } from "../events/detached_run.ts";
 import { Backoff } from "../runtime/backoff.ts";
-import type { FoundHandler, Job } from "./job_handler.ts";
+import type { FoundHandler } from "./job_handler.ts";
+import { runJob } from "./job_run.ts";
 import type { JobStore, TakenJob } from "./job_store.ts";
-import type { JobsTelemetry, ObservedRun } from "./jobs_telemetry.ts";
-import { type NextStep, nextStep, type RunEnd } from "./run_outcome.ts";
+import type { JobsTelemetry } from "./jobs_telemetry.ts";
+import { type NextStep, nextStep } from "./run_outcome.ts";
 
 // How long the loop goes on without giving timers and I/O a turn.
 const YIELD_AFTER_MS = 10;
@@ -209,46 +210,13 @@ export class JobWorker {
   async #runJob(job: TakenJob, controller: AbortController, leaseEnds: number): Promise<void> {
     const { settings, where } = this.#handler;
     const { logger } = this.#settings;
-    let end: RunEnd;
-    let error: string | undefined;
-    let thrown: unknown;
-    let observed: ObservedRun | undefined;
-    // A job taken as the close began is given back at once.
-    if (this.#closing) {
-      end = "interrupted";
-    } else {
-      observed = this.#settings.telemetry?.run(job);
-      const timer = setTimeout(
-        () =>
-          controller.abort(
-            new Error(`the run outlasted its lease (timeout ${settings.timeoutMs} ms)`),
-          ),
-        settings.timeoutMs,
-      );
-      try {
-        const prepared = await this.#prepared(job);
-        if ("refused" in prepared) {
-          end = "refused";
-          error = prepared.refused;
-        } else if (this.#closing && controller.signal.aborted) {
-          // The close came while an async schema checked the payload: not a try.
-          end = "interrupted";
-        } else {
-          const { payload } = prepared;
-          const run = async () => {
-            await this.#handler.run(payload, jobOf(job, controller.signal));
-          };
-          await (observed === undefined ? run() : observed.within(run));
-          end = "succeeded";
-        }
-      } catch (caught) {
-        end = this.#closing && controller.signal.aborted ? "interrupted" : "failed";
-        error = describe(caught);
-        thrown = caught;
-      } finally {
-        clearTimeout(timer);
-      }
-    }
+    const { end, error, thrown, observed } = await runJob(
+      this.#handler,
+      job,
+      controller,
+      this.#settings.telemetry,
+      () => this.#closing,
+    );
     const step = nextStep(end, job.attempt, job.attempts ?? settings.attempts, settings.backoff);
     let held = false;
     try {
@@ -302,56 +270,6 @@ export class JobWorker {
         });
         if (this.#closed) throw failure;
       }
-    }
-  }
-
-  // The payload the handler is given, or why no run would take it.
-  async #prepared(
-    job: TakenJob,
-  ): Promise<{ readonly payload: unknown } | { readonly refused: string }> {
-    let payload: unknown;
-    try {
-      payload = JSON.parse(job.payload);
-    } catch (error) {
-      return { refused: `its payload is not JSON (${(error as Error).message})` };
-    }
-    const { schema } = this.#handler.settings;
-    if (schema === undefined) return { payload };
-    const result = await schema["~standard"].validate(payload);
-    if (result.issues === undefined) return { payload: result.value };
-    const issues = result.issues.map((issue) => {
-      const path = (issue.path ?? []).map((p) => String(typeof p === "object" ? p.key : p));
-      return path.length === 0 ? issue.message : `${path.join(".")}: ${issue.message}`;
-    });
-    return { refused: `the handler's schema refused its payload: ${issues.join("; ")}` };
-  }
-}
-
-// What the handler is given beside the payload.
-function jobOf(job: TakenJob, signal: AbortSignal): Job {
-  return {
-    id: job.id,
-    queue: job.queue,
-    attempt: job.attempt,
-    enqueuedAt: job.enqueuedAt,
-    signal,
-  };
-}
-
-// A run's error as the job keeps it: its stack, which names it and says where it was thrown. Never
-// throws, whatever was thrown (an object whose every conversion throws).
-function describe(thrown: unknown): string {
-  try {
-    if (thrown instanceof Error) {
-      const { stack } = thrown;
-      return typeof stack === "string" ? stack : `${thrown.name}: ${thrown.message}`;
-    }
-    return `thrown: ${JSON.stringify(thrown) ?? String(thrown)}`;
-  } catch {
-    try {
-      return `thrown: ${String(thrown)}`;
-    } catch {
-      return `thrown: ${Object.prototype.toString.call(thrown)}`;
     }
   }
 }
