@@ -11,6 +11,7 @@ import type { DocumentedGuard, DocumentedRoute } from "./openapi/documented_rout
 import type { RequestObserver } from "./observe/request_observer.ts";
 import type { CompiledRoute, RouteGuard } from "./web/compile.ts";
 import type { Logger } from "./web/error_responder.ts";
+import type { EdgeHandlers } from "./edge_events.ts";
 import type { MiddlewareEntry } from "./web/route_record.ts";
 
 /**
@@ -53,6 +54,11 @@ export interface AppFeature {
   readonly start?: () => void;
   /** An edge runtime's cron trigger, by its expression; rejects with what failed. */
   readonly cron?: (expression: string) => Promise<void>;
+  /**
+   * What it adds to the app's edge handlers, given the app's own: a `queue` consumer, or a
+   * `fetch` and a `scheduled` that first read the bindings (`env`) the runtime passes.
+   */
+  readonly handlers?: (app: EdgeHandlers) => Partial<EdgeHandlers>;
   /** The server stops taking requests: no new work begins while those in flight finish. */
   readonly stopAccepting?: () => void;
   /**

@@ -50,6 +50,7 @@ import { checkCaches } from "./cache/cache_hooks.ts";
 import { indicatorBeans } from "./actuator/health_hooks.ts";
 import { broughtFeatures } from "./app_feature.ts";
 import { type FeatureSet, type FeatureSetHost, foldFeatures } from "./feature_set.ts";
+import type { ExecutionContext, MessageBatch, ScheduledController } from "./edge_events.ts";
 import { entryHint, optionFeatures } from "./option_features.ts";
 
 /** Options of {@linkcode bootstrap}. */
@@ -137,27 +138,6 @@ export interface BootstrapOptions {
   readonly logging?: LoggingFeature | false | undefined;
 }
 
-/** What edge runtimes (Cloudflare Workers, workerd) pass as a fetch handler's third argument. */
-export interface ExecutionContext {
-  /** Keeps the worker alive until the promise settles. */
-  waitUntil(promise: Promise<unknown>): void;
-  /** Lets the runtime forward the request to the origin if the handler throws. */
-  passThroughOnException(): void;
-  /** Values the worker's binding passes along (Wrangler 4). */
-  props?: unknown;
-}
-
-/**
- * What an edge runtime passes to a cron trigger's handler (Cloudflare's `ScheduledController`):
- * the trigger's expression, and when it was due.
- */
-export interface ScheduledController {
-  /** The trigger's cron expression, as configured (`wrangler.toml`'s `[triggers] crons`). */
-  readonly cron: string;
-  /** When the trigger was due, in milliseconds since the epoch. */
-  readonly scheduledTime?: number;
-}
-
 /** A wired, compiled application. */
 export interface Application {
   /**
@@ -199,6 +179,14 @@ export interface Application {
     env?: unknown,
     ctx?: ExecutionContext,
   ) => Promise<void>;
+  /**
+   * Cloudflare Workers' queue consumer, in an app whose jobs are on Cloudflare Queues
+   * (`jobs.store: cloudflare`; absent otherwise). `export default app` passes it on, as does
+   * `export default { fetch: app.fetch, queue: app.queue }`. Runs each message with its queue's
+   * `@JobHandler`, and resolves once each was acknowledged or retried; rejects when no handler
+   * runs the batch's queue, whose messages are then delivered again.
+   */
+  readonly queue?: (batch: MessageBatch, env?: unknown, ctx?: ExecutionContext) => Promise<void>;
   /**
    * Publishes `ApplicationClosing` first, while everything still runs, and waits for its
    * listeners (within `server.shutdown-timeout`). Then stops the scheduled jobs (a run in
@@ -390,6 +378,8 @@ async function wire(
     scheduled: (controller) => features.cron(controller.cron),
     close: () => features.close(),
   };
+  // What the features add to the edge runtimes' handlers (the jobs' queue consumer).
+  Object.assign(app, ...features.handlers(app));
   registerApplication(app, {
     ...internals(settings, options, web, startedAt),
     ...features.internals,

@@ -6,6 +6,7 @@ import type { ApplicationInternals, RouteToDocument } from "./application_intern
 import type { RequestObserver } from "./observe/request_observer.ts";
 import type { CompiledRoute, RouteGuard } from "./web/compile.ts";
 import type { DocumentedGuard } from "./openapi/documented_route.ts";
+import type { EdgeHandlers } from "./edge_events.ts";
 
 /** What a feature set is made from: the host, whose routes the fold adds to. */
 export interface FeatureSetHost extends FeatureHost {
@@ -33,6 +34,8 @@ export interface FeatureSet {
   start(): void;
   /** An edge runtime's cron trigger. */
   cron(expression: string): Promise<void>;
+  /** What each feature adds to the app's edge handlers, given them, in the order folded. */
+  handlers(app: EdgeHandlers): (Partial<EdgeHandlers> | undefined)[];
   /** The server stops taking requests. */
   stopAccepting(): void;
   /**
@@ -94,6 +97,7 @@ function featureSet(all: readonly AppFeature[], closeBeans: () => Promise<void>)
     cron: async (expression) => {
       await Promise.all(all.map((feature) => up.has(feature) && feature.cron?.(expression)));
     },
+    handlers: (app) => all.map((feature) => feature.handlers?.(app)),
     stopAccepting: () =>
       each((feature) => {
         try {

@@ -232,4 +232,23 @@ describe("foldFeatures", () => {
     set.start();
     assert.deepEqual(log, ["plain:start", "late:start"]);
   });
+
+  it("gathers what each feature adds to the app's edge handlers, given them", async () => {
+    const log: string[] = [];
+    const app = {
+      fetch: () => new Response("app"),
+      scheduled: () => Promise.resolve(),
+    };
+    const queue = () => Promise.resolve();
+    const set = await fold([
+      recorded(log, "plain", []),
+      recorded(log, "consumer", [], {
+        handlers: (given) => {
+          assert.equal(given, app);
+          return { queue };
+        },
+      }),
+    ], log);
+    assert.deepEqual(set.handlers(app), [undefined, { queue }]);
+  });
 });

@@ -11,7 +11,7 @@ import { declareKeys, type KeyDeclaration } from "./thaw_keys.ts";
 export const JOB_KEYS = {
   "jobs.store": {
     type: "choice",
-    choices: ["datasource", "sqs"],
+    choices: ["datasource", "sqs", "cloudflare"],
     default: "datasource",
   },
   "jobs.datasource": {
@@ -40,6 +40,10 @@ export const JOB_KEYS = {
   },
   // How long a receive waits for a job to come (long polling), up to 20 s.
   "jobs.sqs.wait-time": {
+    type: "feature",
+  },
+  // Cloudflare Queues (`jobs.store: cloudflare`): a mapping of queue names to producer bindings.
+  "jobs.cloudflare.bindings": {
     type: "feature",
   },
 } as const satisfies Readonly<Record<string, KeyDeclaration>>;

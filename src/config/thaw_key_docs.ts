@@ -63,7 +63,7 @@ export const KEY_DOCS: Readonly<Record<SettingKey, string>> = {
   "thaw.task.executors":
     "Named executors for `@Async(name)`, each with the keys of `thaw.task.execution.pool` (`thaw.task.executors.mail.pool.max-size`).",
   "jobs.store":
-    "Where the jobs of `jobs()` (`@thaw/thaw/jobs`) are kept: `datasource`, a table of a datasource, made by `jobsMigration()`; `sqs`, SQS queues (through `@aws-sdk/client-sqs`).",
+    "Where the jobs of `jobs()` (`@thaw/thaw/jobs`) are kept: `datasource`, a table of a datasource, made by `jobsMigration()`; `sqs`, SQS queues (through `@aws-sdk/client-sqs`); `cloudflare`, Cloudflare Queues, sent through the worker's producer bindings and run by its `queue` export.",
   "jobs.datasource": "The datasource whose table keeps the jobs: the primary one when unset.",
   "jobs.retention":
     "How long a done job is kept before it is deleted: `7d` by default; `0` deletes it as it finishes. Dead jobs are kept until deleted.",
@@ -79,6 +79,8 @@ export const KEY_DOCS: Readonly<Record<SettingKey, string>> = {
     "The secret access key for the jobs' SQS queues; masked in every message.",
   "jobs.sqs.wait-time":
     "How long a receive from SQS waits for a job to come (long polling): `20s` by default, the most SQS allows.",
+  "jobs.cloudflare.bindings":
+    "For `jobs.store: cloudflare`: the producer binding of each queue, by queue name (`mail: MAIL_QUEUE`); a queue not listed is sent through the binding named as the queue.",
   "kafka.bootstrap-servers":
     "The brokers the Kafka client first reaches, `host:port` each (`kafka()` of `@thaw/thaw/kafka`); a text is split on `,`.",
   "kafka.client-id": "The client id the brokers see in their logs and quotas: `thaw` when unset.",

@@ -1,7 +1,7 @@
 // The bean an app enqueues jobs with. The checks are the queue's, the writing the store's: on a
 // datasource, an enqueue inside one of its transactions is part of it.
 import { checkEnqueue, type EnqueueOptions } from "./enqueue_options.ts";
-import type { Enqueued, JobStore } from "./job_store.ts";
+import type { Enqueued, JobSender } from "./job_store.ts";
 import type { JobsTelemetry } from "./jobs_telemetry.ts";
 
 /**
@@ -36,11 +36,11 @@ import type { JobsTelemetry } from "./jobs_telemetry.ts";
  * ```
  */
 export class JobQueue {
-  readonly #store: JobStore;
+  readonly #store: JobSender;
   readonly #telemetry: JobsTelemetry | undefined;
 
   /** Not part of the API: `jobs()` makes the bean. */
-  constructor(store: JobStore, telemetry?: JobsTelemetry) {
+  constructor(store: JobSender, telemetry?: JobsTelemetry) {
     this.#store = store;
     this.#telemetry = telemetry;
   }

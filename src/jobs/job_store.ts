@@ -1,5 +1,6 @@
-// The one narrow interface between the job queue and where its jobs are kept (a datasource's table
-// now; a queue service later): the queue and its workers know nothing else of a store.
+// The one narrow interface between the job queue and where its jobs are kept (a datasource's table,
+// SQS): the queue and its workers know nothing else of a store. A queue service that delivers the
+// jobs itself (Cloudflare Queues) is only sent to.
 import type { CheckedEnqueue } from "./enqueue_options.ts";
 import type { NextStep } from "./run_outcome.ts";
 
@@ -37,13 +38,17 @@ export interface StateCount {
   readonly dueForMs: number | undefined;
 }
 
-/** Where jobs are kept. */
-export interface JobStore {
+/** Where `JobQueue.enqueue` writes: a store, or a queue service's producer. */
+export interface JobSender {
   /**
    * Writes a job; inside a transaction of the store's datasource, as part of it. Once the job can
    * be taken (at once, or at that transaction's commit), the store's listener hears of its queue.
    */
   enqueue(job: CheckedEnqueue, trace: string | undefined): Promise<Enqueued>;
+}
+
+/** Where jobs are kept. */
+export interface JobStore extends JobSender {
   /**
    * Takes up to `count` due jobs of `queue` for `leaseMs`, the highest priority, then earliest
    * due, first. A store that waits for jobs to come (SQS's long polling) resolves none once

@@ -16,8 +16,7 @@ import { jobsEndpoint } from "./jobs_endpoint.ts";
 import { JobWorker } from "./job_worker.ts";
 import { JobWorkers } from "./job_workers.ts";
 import { type JobsFeature, jobsFeature } from "./jobs_feature.ts";
-import type { JobsTelemetry } from "./jobs_telemetry.ts";
-import type { JobStore } from "./job_store.ts";
+import type { JobStore, StateCount } from "./job_store.ts";
 import { SqlJobStore } from "./sql_job_store.ts";
 import type { SqsSettings } from "./sqs_job_store.ts";
 import { importOptional } from "../runtime/optional_module.ts";
@@ -42,11 +41,21 @@ const DEFAULT_POLL_MS = 1000;
 // SQS's longest long poll, its default here.
 const MAX_SQS_WAIT_S = 20;
 
-async function setUp(
-  settings: ThawSettings,
-  { context, logger }: SetupHost,
-): Promise<FeatureFactory> {
+async function setUp(settings: ThawSettings, host: SetupHost): Promise<FeatureFactory> {
+  const { context, logger } = host;
   const { retentionMs, pollMs } = jobsTimes(settings);
+  // Where the app has OpenTelemetry's API; this module is loaded only then.
+  const api = await optionalApi();
+  const telemetryOf = async (counts: () => Promise<StateCount[]>) =>
+    api === undefined
+      ? undefined
+      : new (await import("./jobs_telemetry.ts")).JobsTelemetry(api, counts);
+  if (settings.get("jobs.store") === "cloudflare") {
+    // The queue service keeps the jobs, and no worker can count them.
+    const telemetry = await telemetryOf(() => Promise.resolve([]));
+    const { cloudflareSetup } = await import("./cloudflare_setup.ts");
+    return cloudflareSetup(settings, host, telemetry);
+  }
   const workers = new JobWorkers(logger);
   const makeStore = await storeMaker(settings, context, retentionMs);
   let store: JobStore | undefined;
@@ -58,11 +67,7 @@ async function setUp(
       throw kept.named(error, "count the jobs");
     }
   };
-  // Where the app has OpenTelemetry's API; this module is loaded only then.
-  const api = await optionalApi();
-  const telemetry: JobsTelemetry | undefined = api === undefined
-    ? undefined
-    : new (await import("./jobs_telemetry.ts")).JobsTelemetry(api, counts);
+  const telemetry = await telemetryOf(counts);
   context.registerBean({
     name: "jobQueue",
     type: JobQueue,
