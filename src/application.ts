@@ -379,7 +379,7 @@ async function wire(
     close: () => features.close(),
   };
   // What the features add to the edge runtimes' handlers (the jobs' queue consumer).
-  Object.assign(app, ...features.handlers(app));
+  features.edge(app);
   registerApplication(app, {
     ...internals(settings, options, web, startedAt),
     ...features.internals,

@@ -34,8 +34,8 @@ export interface FeatureSet {
   start(): void;
   /** An edge runtime's cron trigger. */
   cron(expression: string): Promise<void>;
-  /** What each feature adds to the app's edge handlers, given them, in the order folded. */
-  handlers(app: EdgeHandlers): (Partial<EdgeHandlers> | undefined)[];
+  /** Adds to `app`'s edge handlers what each feature adds, in the order they were folded. */
+  edge(app: EdgeHandlers): void;
   /** The server stops taking requests. */
   stopAccepting(): void;
   /**
@@ -97,7 +97,8 @@ function featureSet(all: readonly AppFeature[], closeBeans: () => Promise<void>)
     cron: async (expression) => {
       await Promise.all(all.map((feature) => up.has(feature) && feature.cron?.(expression)));
     },
-    handlers: (app) => all.map((feature) => feature.handlers?.(app)),
+    // Each feature is given the handlers as those before it left them: a wrapper wraps a wrapper.
+    edge: (app) => all.forEach((feature) => Object.assign(app, feature.handlers?.(app))),
     stopAccepting: () =>
       each((feature) => {
         try {

@@ -233,22 +233,30 @@ describe("foldFeatures", () => {
     assert.deepEqual(log, ["plain:start", "late:start"]);
   });
 
-  it("gathers what each feature adds to the app's edge handlers, given them", async () => {
-    const log: string[] = [];
+  it("adds to the app's edge handlers what each feature adds, a wrapper wrapping the one before", async () => {
     const app = {
-      fetch: () => new Response("app"),
+      fetch: (_request: Request, env?: unknown) => new Response(`app ${JSON.stringify(env)}`),
       scheduled: () => Promise.resolve(),
     };
     const queue = () => Promise.resolve();
-    const set = await fold([
-      recorded(log, "plain", []),
-      recorded(log, "consumer", [], {
-        handlers: (given) => {
-          assert.equal(given, app);
-          return { queue };
-        },
+    const wrapping = (name: string): Partial<AppFeature> => ({
+      handlers: ({ fetch }) => ({
+        fetch: (request, env, ctx) => fetch(request, [name, env], ctx),
       }),
-    ], log);
-    assert.deepEqual(set.handlers(app), [undefined, { queue }]);
+    });
+    const set = await fold([
+      recorded([], "plain", []),
+      recorded([], "first", [], wrapping("first")),
+      recorded([], "consumer", [], { handlers: () => ({ queue }) }),
+      recorded([], "second", [], wrapping("second")),
+    ], []);
+    const scheduled = app.scheduled;
+    set.edge(app);
+    assert.equal(
+      await (await app.fetch(new Request("http://localhost/"), 1)).text(),
+      'app ["first",["second",1]]',
+    );
+    assert.equal((app as { queue?: unknown }).queue, queue);
+    assert.equal(app.scheduled, scheduled);
   });
 });

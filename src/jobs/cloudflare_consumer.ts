@@ -5,7 +5,14 @@
 // isolate ended) is delivered again, as a job whose lease ran out is taken again.
 import type { ContextLogger } from "../context/class_record.ts";
 import type { MessageBatch, QueueMessage } from "../edge_events.ts";
-import { deadBodyOf, delayOf, MAX_DELAY_S, type ReadJob, readJob } from "./cloudflare_message.ts";
+import {
+  againBodyOf,
+  deadBodyOf,
+  delayOf,
+  MAX_DELAY_S,
+  type ReadJob,
+  readJob,
+} from "./cloudflare_message.ts";
 import type { CloudflareQueues } from "./cloudflare_queues.ts";
 import type { FoundHandler } from "./job_handler.ts";
 import { runJob, type RunResult } from "./job_run.ts";
@@ -97,11 +104,15 @@ export class CloudflareConsumer {
   }
 
   // Runs one message's job, and acknowledges or retries the message. A send that fails (to the
-  // dead queue, or a due time's next leg) retries the message: nothing is lost.
+  // dead queue, a due time's next leg) retries the message after a growing wait, so that an
+  // outage of the queue spends few of its `max_retries`.
   async #settle(handler: FoundHandler, message: QueueMessage): Promise<void> {
     const { queue, where } = handler;
-    const { logger } = this.#settings;
+    const { logger, telemetry } = this.#settings;
     const read = readJob(queue, message);
+    const { job } = read;
+    let result: RunResult | undefined;
+    let dead = false;
     try {
       const now = Date.now();
       if (read.due !== undefined && read.due > now) {
@@ -110,32 +121,27 @@ export class CloudflareConsumer {
         message.ack();
         return;
       }
-      const attempts = read.job.attempts ?? handler.settings.attempts;
-      if (read.job.attempt > attempts && read.refused === undefined) {
-        // Delivered again after its last run (whose end was not recorded, or whose dead message
-        // could not be sent): it is not run again.
-        await this.#bury(handler, message, read, "its runs were used up before this delivery");
+      const attempts = job.attempts ?? handler.settings.attempts;
+      if (job.attempt > attempts) {
+        // Delivered again after its last run, whose end was not recorded (the worker ended, or
+        // its dead message could not be sent): it is not run again.
+        await this.#bury(handler, message, read, attempts, USED_UP);
         return;
       }
-      let result: RunResult;
-      if (read.refused !== undefined) {
-        result = { end: "refused", error: read.refused, thrown: undefined, observed: undefined };
-      } else {
-        const controller = new AbortController();
-        this.#running.add(controller);
-        try {
-          result = await runJob(
-            handler,
-            read.job,
-            controller,
-            this.#settings.telemetry,
-            () => this.#closing,
-          );
-        } finally {
-          this.#running.delete(controller);
-        }
+      const controller = new AbortController();
+      this.#running.add(controller);
+      try {
+        result = await runJob(handler, job, {
+          controller,
+          telemetry,
+          closing: () => this.#closing,
+          leaveAtAbort: true,
+          refused: read.refused,
+        });
+      } finally {
+        this.#running.delete(controller);
       }
-      const step = nextStep(result.end, read.job.attempt, attempts, handler.settings.backoff);
+      const step = nextStep(result.end, job.attempt, attempts, handler.settings.backoff);
       switch (step.state) {
         case "done":
           message.ack();
@@ -144,33 +150,38 @@ export class CloudflareConsumer {
           message.retry({ delaySeconds: Math.min(MAX_DELAY_S, Math.ceil(step.delayMs / 1000)) });
           break;
         case "released":
-          message.retry();
+          // The queue counts deliveries: sent again with the runs it had, this one not counted.
+          await this.#queues.send(queue, { body: againBodyOf(read), delaySeconds: 0 });
+          message.ack();
           break;
         case "dead":
           logger.error(
-            `@JobHandler("${queue}") (${where}): job ${read.job.id} is dead after run ` +
-              `${read.job.attempt}: ${result.error}`,
+            `@JobHandler("${queue}") (${where}): job ${job.id} is dead after run ` +
+              `${job.attempt}: ${result.error}`,
           );
-          await this.#bury(handler, message, read, result.error);
+          await this.#bury(handler, message, read, job.attempt, result.error);
+          dead = true;
       }
-      result.observed?.end(result.end, step.state === "dead", result.thrown);
     } catch (failure) {
       logger.error(
-        `@JobHandler("${queue}") (${where}): job ${read.job.id}: its message could not be ` +
-          "settled; it is delivered again",
+        `@JobHandler("${queue}") (${where}): job ${job.id}: its message could not be settled; ` +
+          "it is delivered again",
         failure,
       );
-      message.retry();
+      message.retry({ delaySeconds: SEND_BACKOFF_S(message.attempts) });
+    } finally {
+      result?.observed?.end(result.end, dead, result.thrown);
     }
   }
 
-  // A dead job goes to the dead queue's producer binding (`<queue>-dead`) with its last error.
-  // Without one, the message is retried, never run again: the queue's own `max_retries` and
-  // `dead_letter_queue` decide where it goes.
+  // A dead job goes to the dead queue's producer binding (`<queue>-dead`) with its `runs` and last
+  // error. Without one, the message is retried, never run again: the queue's own `max_retries`
+  // and `dead_letter_queue` decide where it goes.
   async #bury(
     handler: FoundHandler,
     message: QueueMessage,
     read: ReadJob,
+    runs: number,
     error: string | undefined,
   ): Promise<void> {
     const dead = `${handler.queue}-dead`;
@@ -184,7 +195,15 @@ export class CloudflareConsumer {
       message.retry();
       return;
     }
-    await this.#queues.send(dead, { body: deadBodyOf(read, error), delaySeconds: 0 });
+    await this.#queues.send(dead, { body: deadBodyOf(read, runs, error), delaySeconds: 0 });
     message.ack();
   }
 }
+
+// The error a job delivered past its attempts is buried with.
+const USED_UP = "its runs were used up: the end of its last was not recorded (the worker ended " +
+  "mid-run, or its dead message could not be sent)";
+
+// The wait before a message whose send failed is delivered again: 10 s, doubling, at most an hour.
+const SEND_BACKOFF_S = (delivery: number): number =>
+  Math.min(3600, 10 * 2 ** Math.min(9, Math.max(0, delivery - 1)));

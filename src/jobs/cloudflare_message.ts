@@ -1,15 +1,25 @@
 // A job as a Cloudflare Queues message, both ways: the body `enqueue` sends (the payload in an
 // envelope that keeps what the queue does not: the job's id, its attempts, the trace of its
-// enqueue, and a due time past the longest delay a message can be given), and the job a consumer
-// reads back from a message, Thaw's or any other producer's. Pure: the clock is given.
+// enqueue, a due time past the longest delay a message can be given, and the runs it had before a
+// message Thaw sent again), and the job a consumer reads back from a message, Thaw's or any other
+// producer's. Pure: the clock is given.
 import { jsonOf } from "./enqueue_options.ts";
 import type { TakenJob } from "./job_store.ts";
 
 /** The longest delay Cloudflare Queues gives a message (`delaySeconds`): 12 hours, in seconds. */
 export const MAX_DELAY_S = 43_200;
 
-/** The largest message Cloudflare Queues takes, in bytes of its JSON (128 KB). */
-export const MAX_MESSAGE_BYTES = 128_000;
+/**
+ * The most bytes of JSON Thaw sends in one message: Cloudflare Queues takes 128 KB (128,000
+ * bytes), its own metadata (about 100 bytes) counted in.
+ */
+export const MAX_MESSAGE_BYTES = 127_900;
+
+/**
+ * The largest job an enqueue takes, envelope and payload as JSON: what a message holds, less room
+ * for what Thaw adds to a job's message when it sends it again or to its dead queue.
+ */
+export const MAX_JOB_BYTES = 127_000;
 
 // The latest time a `Date` holds, in ms since the epoch: a job due later could never be due.
 const MAX_TIME = 8.64e15;
@@ -27,6 +37,11 @@ export interface JobEnvelope {
     readonly trace?: string;
     /** When it is due, in ms since the epoch, for a delay past {@linkcode MAX_DELAY_S}. */
     readonly due?: number;
+    /**
+     * The runs it had before this message: Thaw sent it again after a delivery that did not run
+     * it (the queue counts deliveries, not runs).
+     */
+    readonly tried?: number;
     /** In a dead queue: how many runs it had, and its last run's error. */
     readonly runs?: number;
     readonly error?: string;
@@ -75,8 +90,8 @@ export function delayOf(delayMs: number, now: number): { delaySeconds: number; d
 
 /**
  * The message of a job enqueued `now` with `payload` (JSON text) and `delayMs`. Throws a
- * `TypeError` naming `where` when its body is over {@linkcode MAX_MESSAGE_BYTES}, or its delay
- * ends past the latest date a `Date` holds.
+ * `TypeError` naming `where` when its body is over {@linkcode MAX_JOB_BYTES}, or its delay ends
+ * past the latest date a `Date` holds.
  */
 export function outgoingOf(
   job: {
@@ -106,10 +121,10 @@ export function outgoingOf(
     payload: JSON.parse(job.payload),
   };
   const bytes = sizeOf(body);
-  if (bytes > MAX_MESSAGE_BYTES) {
+  if (bytes > MAX_JOB_BYTES) {
     throw new TypeError(
-      `${where}: a job of ${bytes} bytes is over the ${MAX_MESSAGE_BYTES} a Cloudflare Queues ` +
-        "message may hold",
+      `${where}: a job of ${bytes} bytes (payload and envelope, as JSON) is over the ` +
+        `${MAX_JOB_BYTES} a job on Cloudflare Queues may take (a message holds 128 KB)`,
     );
   }
   return { body, delaySeconds };
@@ -118,22 +133,20 @@ export function outgoingOf(
 /**
  * The job of `message`, received on `queue`. A body in Thaw's envelope gives its id, attempts,
  * trace and due time; any other body (another producer's) is the payload itself, the message's
- * id and timestamp the job's. The attempt is the message's: how often it was delivered.
+ * id and timestamp the job's. The attempt is the runs the envelope says it had before this
+ * message, and the message's deliveries.
  */
 export function readJob(queue: string, message: IncomingMessage): ReadJob {
   const envelope = envelopeOf(message.body);
   const thaw = envelope?.thaw;
   const id = typeof thaw?.id === "string" && ID.test(thaw.id) ? thaw.id : message.id;
-  const enqueuedAt = typeof thaw?.enqueuedAt === "number" && Number.isFinite(thaw.enqueuedAt)
-    ? new Date(thaw.enqueuedAt)
-    : message.timestamp;
-  const attempts = Number.isInteger(thaw?.attempts) && (thaw?.attempts as number) >= 1
-    ? thaw?.attempts
-    : undefined;
+  const enqueuedAt = isTime(thaw?.enqueuedAt) ? new Date(thaw.enqueuedAt) : message.timestamp;
+  const attempts = isCount(thaw?.attempts) && thaw.attempts >= 1 ? thaw.attempts : undefined;
+  const tried = isCount(thaw?.tried) ? thaw.tried : 0;
   const trace = typeof thaw?.trace === "string" && TRACEPARENT.test(thaw.trace)
     ? thaw.trace
     : undefined;
-  const due = typeof thaw?.due === "number" && Number.isFinite(thaw.due) ? thaw.due : undefined;
+  const due = isTime(thaw?.due) ? thaw.due : undefined;
   let payload = "null";
   let refused: string | undefined;
   try {
@@ -146,7 +159,7 @@ export function readJob(queue: string, message: IncomingMessage): ReadJob {
       id,
       queue,
       payload,
-      attempt: Math.max(1, message.attempts),
+      attempt: tried + Math.max(1, message.attempts),
       attempts,
       enqueuedAt,
       trace,
@@ -158,27 +171,71 @@ export function readJob(queue: string, message: IncomingMessage): ReadJob {
 }
 
 /**
- * The body of a dead job's message: its envelope with the runs it had and its last error,
- * shortened so that the message stays within {@linkcode MAX_MESSAGE_BYTES}.
+ * The body of a job's message sent again after a delivery that did not run it (the app closed
+ * under the run): its envelope (one made for another producer's body), holding the runs it had.
  */
-export function deadBodyOf(read: ReadJob, error: string | undefined): JobEnvelope {
+export function againBodyOf(read: ReadJob): JobEnvelope {
   const { job } = read;
-  const thaw = {
+  return {
+    thaw: { ...kept(read), ...job.attempt > 1 ? { tried: job.attempt - 1 } : {} },
+    payload: JSON.parse(job.payload),
+  };
+}
+
+/**
+ * The body of a dead job's message: its envelope with the `runs` it had and its last error,
+ * shortened so that the message stays within {@linkcode MAX_MESSAGE_BYTES}; a payload too large to
+ * go with any of it (another producer's body near the limit) is left out, the error saying so.
+ */
+export function deadBodyOf(read: ReadJob, runs: number, error: string | undefined): JobEnvelope {
+  const thaw = { ...kept(read), runs };
+  const payload = read.refused === undefined ? JSON.parse(read.job.payload) : null;
+  const bare = sizeOf({ thaw, payload });
+  if (bare > MAX_MESSAGE_BYTES - 64) {
+    const dropped = `its payload (${bare} bytes with the envelope) was too large to keep here`;
+    return {
+      thaw: {
+        ...thaw,
+        error: error === undefined ? dropped : `${dropped}; ${fitted(error, 1000)}`,
+      },
+      payload: null,
+    };
+  }
+  if (error === undefined) return { thaw, payload };
+  // `,"error":""` and the error's characters, each at most 6 bytes (`\u0000`) in JSON.
+  const room = Math.floor((MAX_MESSAGE_BYTES - bare - 12) / 6);
+  return room > 0 ? { thaw: { ...thaw, error: fitted(error, room) }, payload } : { thaw, payload };
+}
+
+// What an envelope keeps of a job read from a message.
+function kept(read: ReadJob): {
+  id: string;
+  enqueuedAt: number;
+  attempts?: number;
+  trace?: string;
+  due?: number;
+} {
+  const { job } = read;
+  return {
     id: job.id,
     enqueuedAt: job.enqueuedAt.getTime(),
     ...job.attempts === undefined ? {} : { attempts: job.attempts },
     ...job.trace === undefined ? {} : { trace: job.trace },
-    runs: job.attempt,
+    ...read.due === undefined ? {} : { due: read.due },
   };
-  const payload = read.refused === undefined ? JSON.parse(job.payload) : null;
-  const without = sizeOf({ thaw, payload });
-  if (error === undefined) return { thaw, payload };
-  // Each character a JSON string holds takes at most 6 bytes (`\u0000`); the quotes and the key
-  // take the rest.
-  const room = Math.floor((MAX_MESSAGE_BYTES - without - 16) / 6);
-  const kept = error.length <= room ? error : error.slice(0, Math.max(0, room));
-  return { thaw: { ...thaw, error: kept }, payload };
 }
+
+// `text`, cut to `length` characters at most.
+const fitted = (text: string, length: number) =>
+  text.length <= length ? text : text.slice(0, length);
+
+// A time a `Date` holds, in ms since the epoch.
+const isTime = (value: unknown): value is number =>
+  typeof value === "number" && Number.isFinite(value) && Math.abs(value) <= MAX_TIME;
+
+// A count of runs as the databases' integers hold them.
+const isCount = (value: unknown): value is number =>
+  Number.isInteger(value) && (value as number) >= 0 && (value as number) <= 2 ** 31 - 1;
 
 // The envelope in `body`, when it is one of Thaw's: an object holding `thaw` (an object) and
 // `payload`, and nothing else but what a dead queue's adds.

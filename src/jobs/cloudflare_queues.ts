@@ -25,9 +25,14 @@ export class CloudflareQueues implements JobSender {
     this.#named = named;
   }
 
-  /** Keeps the runtime's bindings (`env`), which each event brings. */
+  /**
+   * Keeps the runtime's bindings (`env`), which each event brings: an object holding a queue
+   * producer. What a server passes in its place (Deno's connection info, Bun's server) is not.
+   */
   bind(env: unknown): void {
-    if (typeof env === "object" && env !== null) this.#env = env as Record<string, unknown>;
+    if (typeof env !== "object" || env === null || env === this.#env) return;
+    const values = env as Record<string, unknown>;
+    if (Object.keys(values).some((key) => isProducer(values[key]))) this.#env = values;
   }
 
   /** Sends a checked enqueue: a message in Thaw's envelope, with its id. */
@@ -86,7 +91,7 @@ export class CloudflareQueues implements JobSender {
       throw new Error(
         `jobs on Cloudflare Queues: no job can be sent to queue "${queue}" yet: the app is given ` +
           "its bindings with each event (app.fetch(request, env), app.queue, app.scheduled), " +
-          "and has had none",
+          "and has had none that holds a queue producer",
       );
     }
     const binding = env[name];

@@ -77,8 +77,8 @@ function bindingNames(settings: ThawSettings): Map<string, string> {
       throw new DefinitionError(
         `${where}: ${
           JSON.stringify(queue)
-        } is no queue's name (1 to 75 letters, digits, _ and -, ` +
-          "or a dead queue's, <queue>-dead)",
+        } is no queue's name (1 to 80 letters, digits, _ and -: ` +
+          "a queue's, or a dead queue's, <queue>-dead)",
       );
     }
     if (typeof binding !== "string" || binding === "") {

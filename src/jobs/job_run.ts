@@ -18,23 +18,35 @@ export interface RunResult {
   readonly observed: ObservedRun | undefined;
 }
 
-/**
- * Runs `job` with `handler`: `controller` aborts the handler's signal, at the lease's end
- * (`timeout`) or when the caller closes; `closing` says whether it did. A run the close ended
- * before it finished is `interrupted`, not a try.
- */
+/** How a run is watched, beside its handler and job. */
+export interface RunContext {
+  /** Aborts the handler's signal: at the lease's end (`timeout`), or when the caller closes. */
+  readonly controller: AbortController;
+  readonly telemetry: JobsTelemetry | undefined;
+  /** Whether the caller is closing: a run its close ended is `interrupted`, not a try. */
+  readonly closing: () => boolean;
+  /**
+   * Ends the run as its signal aborts, rather than when the handler settles: where what is
+   * delivered waits for the run's end (an edge runtime's batch), a handler that ignores its
+   * signal holds nothing up past its `timeout`.
+   */
+  readonly leaveAtAbort?: boolean;
+  /** Why the job cannot be run, found before (its body is not JSON): it is refused, untried. */
+  readonly refused?: string | undefined;
+}
+
+/** Runs `job` with `handler`, and resolves how the run ended. */
 export async function runJob(
   handler: FoundHandler,
   job: TakenJob,
-  controller: AbortController,
-  telemetry: JobsTelemetry | undefined,
-  closing: () => boolean,
+  { controller, telemetry, closing, leaveAtAbort, refused }: RunContext,
 ): Promise<RunResult> {
   if (closing()) {
     return { end: "interrupted", error: undefined, thrown: undefined, observed: undefined };
   }
   const { timeoutMs } = handler.settings;
   const observed = telemetry?.run(job);
+  if (refused !== undefined) return { end: "refused", error: refused, thrown: undefined, observed };
   const timer = setTimeout(
     () => controller.abort(new Error(`the run outlasted its lease (timeout ${timeoutMs} ms)`)),
     timeoutMs,
@@ -51,7 +63,14 @@ export async function runJob(
     const run = async () => {
       await handler.run(prepared.payload, jobOf(job, controller.signal));
     };
-    await (observed === undefined ? run() : observed.within(run));
+    const running = observed === undefined ? run() : observed.within(run);
+    if (leaveAtAbort) {
+      // A run left behind may still reject: not an unhandled rejection.
+      running.catch(() => {});
+      await Promise.race([running, aborted(controller.signal)]);
+    } else {
+      await running;
+    }
     return { end: "succeeded", error: undefined, thrown: undefined, observed };
   } catch (thrown) {
     const end = closing() && controller.signal.aborted ? "interrupted" : "failed";
@@ -59,6 +78,14 @@ export async function runJob(
   } finally {
     clearTimeout(timer);
   }
+}
+
+// Rejects with the signal's reason once it aborts.
+function aborted(signal: AbortSignal): Promise<never> {
+  return new Promise((_, reject) => {
+    if (signal.aborted) reject(signal.reason);
+    else signal.addEventListener("abort", () => reject(signal.reason), { once: true });
+  });
 }
 
 // The payload the handler is given, or why no run would take it.

@@ -210,13 +210,11 @@ export class JobWorker {
   async #runJob(job: TakenJob, controller: AbortController, leaseEnds: number): Promise<void> {
     const { settings, where } = this.#handler;
     const { logger } = this.#settings;
-    const { end, error, thrown, observed } = await runJob(
-      this.#handler,
-      job,
+    const { end, error, thrown, observed } = await runJob(this.#handler, job, {
       controller,
-      this.#settings.telemetry,
-      () => this.#closing,
-    );
+      telemetry: this.#settings.telemetry,
+      closing: () => this.#closing,
+    });
     const step = nextStep(end, job.attempt, job.attempts ?? settings.attempts, settings.backoff);
     let held = false;
     try {

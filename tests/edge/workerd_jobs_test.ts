@@ -10,6 +10,7 @@
 // compatibility flag `service_binding_extra_handlers`, which is experimental: `workerd serve
 // --experimental`. The flag is the trigger worker's alone; the worker under test has none.
 import { after, before, describe, it } from "node:test";
+import { Buffer } from "node:buffer";
 import assert from "node:assert/strict";
 import type { ChildProcess } from "node:child_process";
 import { writeFile } from "node:fs/promises";
@@ -23,11 +24,16 @@ import { suiteTempDirs } from "../temp_dir.ts";
 
 const FIXTURE = fileURLToPath(new URL("../fixtures/jobs/cloudflare_worker.ts", import.meta.url));
 
-// POST / { queue, messages }: delivers them to the worker's queue handler, answers its result.
+// POST / { queue, messages }: delivers them to the worker's queue handler, answers its result. A
+// message's \`bytes\` (base64) is its body as bytes, which JSON cannot carry here.
 const TRIGGER = `export default {
   async fetch(request, env) {
     const { queue, messages } = await request.json();
-    const given = messages.map((m) => ({ ...m, timestamp: new Date(m.timestamp) }));
+    const given = messages.map(({ bytes, ...m }) => ({
+      ...m,
+      timestamp: new Date(m.timestamp),
+      ...bytes === undefined ? {} : { body: Uint8Array.from(atob(bytes), (c) => c.charCodeAt(0)) },
+    }));
     return Response.json(await env.APP.queue(queue, given));
   },
 };
@@ -129,9 +135,14 @@ describe("jobs on Cloudflare Queues, on workerd", () => {
     return { status: response.status, body: await response.json() };
   };
   const toWorker = async (queue: string, messages: Delivered[]): Promise<QueueResult> => {
+    const carried = messages.map((m) =>
+      m.body instanceof Uint8Array
+        ? { ...m, body: null, bytes: Buffer.from(m.body).toString("base64") }
+        : m
+    );
     const response = await fetch(trigger, {
       method: "POST",
-      body: JSON.stringify({ queue, messages }),
+      body: JSON.stringify({ queue, messages: carried }),
     });
     const text = await response.text();
     assert.equal(response.status, 200, `the trigger worker failed: ${text}\n${output()}`);
@@ -328,16 +339,25 @@ describe("jobs on Cloudflare Queues, on workerd", () => {
     }
     broker.failSends("mail-dead", 1);
     const third = await deliver("mail");
-    assert.equal(third?.result.retryMessages.length, 1);
+    // Its dead message not sent: delivered again after a wait (10 s, doubling with each
+    // delivery), not at once.
+    assert.deepEqual(third?.result.retryMessages, [{ msgId: only("mail").id, delaySeconds: 40 }]);
     assert.equal(only("mail").attempts, 3);
+    broker.advance(39_000);
+    assert.equal(await deliver("mail"), undefined);
+    broker.advance(1000);
     // Delivered a fourth time: past its attempts, it goes to the dead queue, not run.
     await deliver("mail");
     assert.deepEqual((await runs(body.id)).map((run) => run.attempt), [1, 2, 3]);
     assert.deepEqual(broker.messages("mail"), []);
-    const dead = broker.messages("mail-dead").filter((m) =>
-      (m.body as Envelope).thaw.id === body.id
-    );
+    const dead = broker.messages("mail-dead").map((m) => m.body as Envelope)
+      .filter((envelope) => envelope.thaw.id === body.id);
     assert.equal(dead.length, 1);
+    assert.equal(dead[0].thaw.runs, 3);
+    assert.match(
+      dead[0].thaw.error ?? "",
+      /^its runs were used up: the end of its last was not recorded/,
+    );
   });
 
   it("leaves a dead job with no dead queue to the queue's max_retries, never run again", async () => {
@@ -364,6 +384,34 @@ describe("jobs on Cloudflare Queues, on workerd", () => {
     const [run] = await runs(message.id);
     assert.deepEqual(run.payload, { to: "grace@example.com" });
     assert.equal(run.attempt, 1);
+  });
+
+  it("reads a hostile envelope under the message's id, and a body JSON cannot hold as dead", async () => {
+    const before = (await runs()).length;
+    const forged = broker.put("mail", {
+      thaw: { id: "x\r\nerror forged line", trace: "\u0000", attempts: -1, due: "soon" },
+      payload: { to: "eve" },
+    });
+    const bytes = broker.put("mail", new Uint8Array([0, 255, 10]), "bytes");
+    const delivery = await deliver("mail");
+    assert.deepEqual(delivery?.result.explicitAcks, [forged.id, bytes.id]);
+    const ran = (await runs()).slice(before);
+    assert.deepEqual(ran.map(({ id, payload, attempt }) => ({ id, payload, attempt })), [
+      { id: forged.id, payload: { to: "eve" }, attempt: 1 },
+    ]);
+    const dead = broker.messages("mail-dead").map((m) => m.body as Envelope)
+      .find((body) => body.thaw.id === bytes.id);
+    assert.equal(dead?.payload, null);
+    assert.match(
+      dead?.thaw.error ?? "",
+      /^its body is not JSON \(the message: the payload must be JSON: payload is a Uint8Array/,
+    );
+    // What a handler refuses is logged under the message's id, not the envelope's.
+    const refused = broker.put("strict", { thaw: { id: "y\nforged" }, payload: { to: 1 } });
+    await deliver("strict");
+    const lines = await logs();
+    assert.ok(lines.some((line) => line.includes(`job ${refused.id} is dead after run 1`)));
+    assert.ok(lines.every((line) => !line.includes("forged")));
   });
 
   it("fails a batch of a queue no handler runs: its messages are delivered again", async () => {

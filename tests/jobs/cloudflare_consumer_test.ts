@@ -84,6 +84,19 @@ class Handlers {
     });
   }
 
+  // Never settles, whatever its signal says.
+  @JobHandler("stuck", { timeout: "30ms", concurrency: 1, backoff: { delay: "1s" } })
+  stuck(payload: unknown, job: Job): Promise<void> {
+    runs.push({ payload, job });
+    return new Promise(() => {});
+  }
+
+  // Fails, and waits a day before the next run.
+  @JobHandler("daily", { backoff: { delay: "24h" } })
+  daily(): void {
+    throw new Error("not today");
+  }
+
   @Scheduled({ cron: "0 0 * * *" })
   async nightly(): Promise<void> {
     await this.queue.enqueue("mail", { nightly: true });
@@ -192,7 +205,11 @@ describe("jobs on Cloudflare Queues, in process", () => {
       };
       const { batch: given, settled } = batch("mail", [body]);
       await consume(app, given, env);
-      assert.deepEqual(settled, [{ acked: false, retried: undefined }]);
+      // After a wait, not at once: an outage of the queue spends few of its max_retries.
+      assert.deepEqual(settled, [{ acked: false, retried: { delaySeconds: 10 } }]);
+      const later = batch("mail", [body], 4);
+      await consume(app, later.batch, env);
+      assert.deepEqual(later.settled, [{ acked: false, retried: { delaySeconds: 80 } }]);
       assert.match(
         String(lines.at(-1)?.[0]),
         /^@JobHandler\("mail"\) \(Handlers.mail\(\)\): job later: its message could not be settled/,
@@ -206,20 +223,57 @@ describe("jobs on Cloudflare Queues, in process", () => {
     }
   });
 
-  it("aborts the runs at close: their messages are retried, and a batch after it is refused", async () => {
+  it("sends a run the close ended again, not counted, and refuses a batch after the close", async () => {
     const { app } = await cloudflareApp();
     started = deferred();
-    const { env } = bindings(["wait"]);
-    const { batch: given, settled } = batch("wait", [{ n: 1 }]);
+    const { env, sent } = bindings(["wait"]);
+    const body = { thaw: { id: "job-1", enqueuedAt: 0, tried: 1 }, payload: { n: 1 } };
+    // Its third run (one before this message, and this message's second delivery).
+    const { batch: given, settled } = batch("wait", [body], 2);
     const consumed = consume(app, given, env);
     await started.promise;
+    assert.equal(runs.at(-1)?.job.attempt, 3);
     await app.close();
     await consumed;
-    // Retried with the queue's own delay: the close was no try of the job's.
-    assert.deepEqual(settled, [{ acked: false, retried: undefined }]);
+    // The queue counts deliveries: sent again holding the two runs it had, this one not counted.
+    assert.deepEqual(settled, [{ acked: true, retried: "no" }]);
+    assert.deepEqual(sent.map((s) => s.body), [{
+      thaw: { id: "job-1", enqueuedAt: 0, tried: 2 },
+      payload: { n: 1 },
+    }]);
     const after = batch("wait", [{ n: 2 }]);
     await assert.rejects(consume(app, after.batch, env), /the app is closing/);
     assert.deepEqual(after.settled, [{ acked: false, retried: "no" }]);
+  });
+
+  it("leaves a run that ignores its signal at its timeout: the batch's other messages go on", async () => {
+    const { app } = await cloudflareApp();
+    try {
+      const before = runs.length;
+      const { batch: given, settled } = batch("stuck", [{ n: 1 }, { n: 2 }]);
+      await consume(app, given, {});
+      assert.deepEqual(runs.slice(before).map((r) => r.payload), [{ n: 1 }, { n: 2 }]);
+      assert.deepEqual(settled, [
+        { acked: false, retried: { delaySeconds: 1 } },
+        { acked: false, retried: { delaySeconds: 1 } },
+      ]);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it("retries after the backoff, 12 hours at most, the longest delay a message has", async () => {
+    const { app } = await cloudflareApp();
+    try {
+      const { batch: given, settled } = batch("daily", [{ n: 1 }, { n: 2 }], 1);
+      await consume(app, given, {});
+      assert.deepEqual(settled.map((s) => s.retried), [
+        { delaySeconds: 43_200 },
+        { delaySeconds: 43_200 },
+      ]);
+    } finally {
+      await app.close();
+    }
   });
 
   it("refuses a batch of a queue it has no handler for, settling none of its messages", async () => {
@@ -228,7 +282,7 @@ describe("jobs on Cloudflare Queues, in process", () => {
       const { batch: given, settled } = batch("nobody", [{}]);
       await assert.rejects(
         consume(app, given, {}),
-        /a batch of queue "nobody" came, and no @JobHandler runs that queue \(the handled queues: "mail", "wait"\)/,
+        /a batch of queue "nobody" came, and no @JobHandler runs that queue \(the handled queues: "mail", "wait", "stuck", "daily"\)/,
       );
       assert.deepEqual(settled, [{ acked: false, retried: "no" }]);
     } finally {
@@ -271,7 +325,10 @@ describe("jobs on Cloudflare Queues, in process", () => {
       const queue = app.getBean(JobQueue);
       await assert.rejects(queue.enqueue("mail", {}, { key: "k" }), TypeError);
       await assert.rejects(queue.enqueue("mail", {}, { priority: -1 }), TypeError);
-      await assert.rejects(queue.enqueue("mail", "x".repeat(130_000)), /over the 128000/);
+      await assert.rejects(
+        queue.enqueue("mail", "x".repeat(130_000)),
+        /over the 127000 a job on Cloudflare Queues may take/,
+      );
       assert.deepEqual(sent, []);
     } finally {
       await app.close();

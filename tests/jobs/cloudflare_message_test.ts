@@ -2,9 +2,11 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import {
+  againBodyOf,
   deadBodyOf,
   delayOf,
   MAX_DELAY_S,
+  MAX_JOB_BYTES,
   MAX_MESSAGE_BYTES,
   outgoingOf,
   readJob,
@@ -130,15 +132,32 @@ describe("a job as a Cloudflare Queues message", () => {
     );
   });
 
-  it("refuses a job over the 128 KB a message holds, or due past any date, naming the queue", () => {
-    const payload = JSON.stringify("x".repeat(MAX_MESSAGE_BYTES));
+  it("refuses a job over what a message holds, or due past any date, naming the queue", () => {
+    const envelopeBytes = sizeOf(
+      outgoingOf(
+        { payload: '""', delayMs: 0, attempts: undefined },
+        "id",
+        undefined,
+        NOW,
+        "here",
+      ).body,
+    );
+    const sized = (length: number) => JSON.stringify("x".repeat(length - envelopeBytes));
+    const job = (payload: string) => ({ payload, delayMs: 0, attempts: undefined });
+    assert.equal(
+      sizeOf(outgoingOf(job(sized(MAX_JOB_BYTES)), "id", undefined, NOW, "here").body),
+      MAX_JOB_BYTES,
+    );
     assert.throws(
-      () => outgoingOf({ payload, delayMs: 0, attempts: undefined }, "id", undefined, NOW, "here"),
+      () => outgoingOf(job(sized(MAX_JOB_BYTES + 1)), "id", undefined, NOW, "here"),
       (error: Error) =>
         error instanceof TypeError &&
-        /^here: a job of \d+ bytes is over the 128000 a Cloudflare Queues message may hold$/
-          .test(error.message),
+        error.message === `here: a job of ${MAX_JOB_BYTES + 1} bytes (payload and envelope, as ` +
+            `JSON) is over the ${MAX_JOB_BYTES} a job on Cloudflare Queues may take (a message ` +
+            "holds 128 KB)",
     );
+    // Within what Cloudflare takes, its own metadata counted in.
+    assert.ok(MAX_JOB_BYTES < MAX_MESSAGE_BYTES && MAX_MESSAGE_BYTES <= 128_000 - 100);
     assert.throws(
       () =>
         outgoingOf(
@@ -151,10 +170,60 @@ describe("a job as a Cloudflare Queues message", () => {
       /^TypeError: here: a delay of 9007199254740991 ms ends past the latest date a job can be due$/,
     );
     // Characters JSON escapes count as the bytes they take.
-    const fits = JSON.stringify("\u0001".repeat(22_000));
-    assert.throws(() =>
-      outgoingOf({ payload: fits, delayMs: 0, attempts: undefined }, "id", undefined, NOW, "here")
+    const escaped = JSON.stringify("\u0001".repeat(22_000));
+    assert.throws(() => outgoingOf(job(escaped), "id", undefined, NOW, "here"));
+  });
+
+  it("counts the runs a job had before a message Thaw sent again, not its deliveries", () => {
+    fc.assert(
+      fc.property(
+        json,
+        fc.integer({ min: 1, max: 1000 }),
+        fc.integer({ min: 1, max: 100 }),
+        (payload, delivery, next) => {
+          const sent = outgoingOf(
+            { payload: JSON.stringify(payload), delayMs: 0, attempts: 5 },
+            "id-2",
+            TRACE,
+            NOW,
+            "here",
+          );
+          const first = readJob("mail", delivered(sent.body, delivery));
+          assert.equal(first.job.attempt, delivery);
+          // Delivery `delivery` did not run it: the next message's delivery `next` is run
+          // delivery - 1 + next.
+          const again = readJob("mail", delivered(againBodyOf(first), next));
+          assert.equal(again.job.attempt, delivery - 1 + next);
+          assert.equal(again.job.id, "id-2");
+          assert.equal(again.job.attempts, 5);
+          assert.equal(again.job.trace, TRACE);
+          assert.equal(again.job.payload, first.job.payload);
+          assert.equal(again.job.enqueuedAt.getTime(), NOW);
+        },
+      ),
+      propertyOptions(200),
     );
+    // Another producer's body is put in an envelope of the message's id and time.
+    const foreign = readJob("mail", delivered({ to: "grace" }, 2));
+    const wrapped = readJob("mail", delivered(againBodyOf(foreign), 1));
+    assert.equal(wrapped.job.id, "9f2c4e");
+    assert.equal(wrapped.job.attempt, 2);
+    assert.equal(wrapped.job.payload, '{"to":"grace"}');
+  });
+
+  it("reads a time no Date holds, or a run count no integer column holds, as absent", () => {
+    for (const value of [1e300, -1e300, 8.64e15 + 1, Infinity, NaN, "1", null]) {
+      const body = { thaw: { id: "a", enqueuedAt: value, due: value }, payload: 1 };
+      const { job, due } = readJob("mail", delivered(body));
+      assert.equal(job.enqueuedAt.getTime(), NOW - 1000, String(value));
+      assert.equal(due, undefined, String(value));
+    }
+    for (const value of [-1, 2 ** 31, 1.5, "2", null, Infinity]) {
+      const body = { thaw: { id: "a", tried: value, attempts: value }, payload: 1 };
+      const { job } = readJob("mail", delivered(body, 3));
+      assert.equal(job.attempt, 3, String(value));
+      assert.equal(job.attempts, undefined, String(value));
+    }
   });
 
   it("keeps a dead job within a message, its error shortened, whatever the error holds", () => {
@@ -172,7 +241,7 @@ describe("a job as a Cloudflare Queues message", () => {
             "here",
           );
           const read = readJob("mail", delivered(sent.body, runs));
-          const dead = deadBodyOf(read, error);
+          const dead = deadBodyOf(read, runs, error);
           assert.ok(sizeOf(dead) <= MAX_MESSAGE_BYTES, `${sizeOf(dead)} bytes`);
           assert.equal(dead.payload, text);
           assert.equal(dead.thaw.runs, runs);
@@ -192,14 +261,36 @@ describe("a job as a Cloudflare Queues message", () => {
     const read = readJob("mail", delivered({ to: 1 }));
     const big = readJob("mail", delivered({ thaw: { id: "b" }, payload: "p".repeat(100_000) }));
     for (const unit of ["x", "\u0001", "\ud800", "\u{1F600}", '"', "\u2028"]) {
-      const dead = deadBodyOf(big, unit.repeat(200_000));
+      const dead = deadBodyOf(big, 3, unit.repeat(200_000));
       assert.ok(
         sizeOf(dead) <= MAX_MESSAGE_BYTES,
         `${JSON.stringify(unit)}: ${sizeOf(dead)} bytes`,
       );
       assert.ok((dead.thaw.error ?? "").length > 3000, JSON.stringify(unit));
     }
-    assert.equal(deadBodyOf(read, "Error: boom").thaw.error, "Error: boom");
-    assert.equal(deadBodyOf(read, undefined).thaw.error, undefined);
+    assert.equal(deadBodyOf(read, 1, "Error: boom").thaw.error, "Error: boom");
+    assert.equal(deadBodyOf(read, 1, undefined).thaw.error, undefined);
+    // A job as large as an enqueue takes keeps its payload, and some of its error.
+    const largest = outgoingOf(
+      { payload: JSON.stringify("y".repeat(MAX_JOB_BYTES - 200)), delayMs: 0, attempts: 2 },
+      "id-3",
+      TRACE,
+      NOW,
+      "here",
+    );
+    assert.ok(sizeOf(largest.body) <= MAX_JOB_BYTES);
+    const kept = deadBodyOf(readJob("mail", delivered(largest.body, 2)), 2, "E".repeat(5000));
+    assert.ok(sizeOf(kept) <= MAX_MESSAGE_BYTES, `${sizeOf(kept)} bytes`);
+    assert.equal(kept.payload, "y".repeat(MAX_JOB_BYTES - 200));
+    assert.match(kept.thaw.error ?? "", /^E{10,}$/);
+    // Another producer's body at the queue's limit cannot go with an envelope: left out, said so.
+    const full = readJob("mail", delivered("z".repeat(127_990)));
+    const dropped = deadBodyOf(full, 1, "Error: boom");
+    assert.ok(sizeOf(dropped) <= MAX_MESSAGE_BYTES);
+    assert.equal(dropped.payload, null);
+    assert.match(
+      dropped.thaw.error ?? "",
+      /^its payload \(\d+ bytes with the envelope\) was too large to keep here; Error: boom$/,
+    );
   });
 });
