@@ -36,6 +36,7 @@ import "./src/context/symbol_metadata.ts";
 export { bootstrap } from "./src/application.ts";
 export type { Application, BootstrapOptions } from "./src/application.ts";
 export type {
+  EdgeHandlers,
   ExecutionContext,
   MessageBatch,
   QueueMessage,

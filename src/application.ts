@@ -50,7 +50,7 @@ import { checkCaches } from "./cache/cache_hooks.ts";
 import { indicatorBeans } from "./actuator/health_hooks.ts";
 import { broughtFeatures } from "./app_feature.ts";
 import { type FeatureSet, type FeatureSetHost, foldFeatures } from "./feature_set.ts";
-import type { ExecutionContext, MessageBatch, ScheduledController } from "./edge_events.ts";
+import type { EdgeHandlers } from "./edge_events.ts";
 import { entryHint, optionFeatures } from "./option_features.ts";
 
 /** Options of {@linkcode bootstrap}. */
@@ -139,17 +139,7 @@ export interface BootstrapOptions {
 }
 
 /** A wired, compiled application. */
-export interface Application {
-  /**
-   * Answers a request, synchronously when the handler does (`await` it either way). Bound, so
-   * `Deno.serve(app.fetch)` works, and shaped as the edge runtimes
-   * expect, so `export default app` serves on Deno Deploy, Bun and Cloudflare Workers.
-   */
-  readonly fetch: (
-    request: Request,
-    env?: unknown,
-    ctx?: ExecutionContext,
-  ) => Response | Promise<Response>;
+export interface Application extends EdgeHandlers {
   /**
    * The compiled Hono app, to mount in another (`parent.route("/api", app.hono)`). Its `use`
    * throws: middleware added after `bootstrap` would not run ahead of the controllers' routes;
@@ -166,27 +156,6 @@ export interface Application {
    * one after `close()`; `thaw.scheduling.enabled: false` keeps the schedule off. A plain function.
    */
   start(): void;
-  /**
-   * Cloudflare Workers' handler of cron triggers (`export default app` passes it on, as does
-   * `export default { fetch: app.fetch, scheduled: app.scheduled }`): runs, once each, the
-   * `@Scheduled` cron jobs whose expression is the trigger's, and resolves when they end. A run
-   * that throws is logged, then rejects the call with its error (an `AggregateError` when several
-   * did), so that the runtime reports the run as failed. In an app with jobs, a trigger none of
-   * them matches is logged.
-   */
-  readonly scheduled: (
-    controller: ScheduledController,
-    env?: unknown,
-    ctx?: ExecutionContext,
-  ) => Promise<void>;
-  /**
-   * Cloudflare Workers' queue consumer, in an app whose jobs are on Cloudflare Queues
-   * (`jobs.store: cloudflare`; absent otherwise). `export default app` passes it on, as does
-   * `export default { fetch: app.fetch, queue: app.queue }`. Runs each message with its queue's
-   * `@JobHandler`, and resolves once each was acknowledged or retried; rejects when no handler
-   * runs the batch's queue, whose messages are then delivered again.
-   */
-  readonly queue?: (batch: MessageBatch, env?: unknown, ctx?: ExecutionContext) => Promise<void>;
   /**
    * Publishes `ApplicationClosing` first, while everything still runs, and waits for its
    * listeners (within `server.shutdown-timeout`). Then stops the scheduled jobs (a run in

@@ -57,19 +57,39 @@ export interface MessageBatch {
 }
 
 /**
- * The handlers of an app that an edge runtime calls (`export default app`): what a feature may
- * add to or wrap, given the app's own.
+ * The handlers of an app that a runtime calls (`export default app`, `Deno.serve(app.fetch)`):
+ * what a feature may add to or wrap, given the app's own.
  */
 export interface EdgeHandlers {
+  /**
+   * Answers a request, synchronously when the handler does (`await` it either way). Bound, so
+   * `Deno.serve(app.fetch)` works, and shaped as the edge runtimes
+   * expect, so `export default app` serves on Deno Deploy, Bun and Cloudflare Workers.
+   */
   readonly fetch: (
     request: Request,
     env?: unknown,
     ctx?: ExecutionContext,
   ) => Response | Promise<Response>;
+  /**
+   * Cloudflare Workers' handler of cron triggers (`export default app` passes it on, as does
+   * `export default { fetch: app.fetch, scheduled: app.scheduled }`): runs, once each, the
+   * `@Scheduled` cron jobs whose expression is the trigger's, and resolves when they end. A run
+   * that throws is logged, then rejects the call with its error (an `AggregateError` when several
+   * did), so that the runtime reports the run as failed. In an app with jobs, a trigger none of
+   * them matches is logged.
+   */
   readonly scheduled: (
     controller: ScheduledController,
     env?: unknown,
     ctx?: ExecutionContext,
   ) => Promise<void>;
+  /**
+   * Cloudflare Workers' queue consumer, in an app whose jobs are on Cloudflare Queues
+   * (`jobs.store: cloudflare`; absent otherwise). `export default app` passes it on, as does
+   * `export default { fetch: app.fetch, queue: app.queue }`. Runs each message with its queue's
+   * `@JobHandler`, and resolves once each was acknowledged or retried; rejects when no handler
+   * runs the batch's queue, whose messages are then delivered again.
+   */
   readonly queue?: (batch: MessageBatch, env?: unknown, ctx?: ExecutionContext) => Promise<void>;
 }

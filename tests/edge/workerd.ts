@@ -244,3 +244,64 @@ const main :Workerd.Worker = (
   };
   return { origin, output, close };
 }
+
+/** A worker served beside a trigger worker, which calls the worker's other handlers for a test. */
+export interface TriggeredWorker {
+  readonly child: ChildProcess;
+  /** `http://127.0.0.1:<port>` of the worker under test. */
+  readonly app: string;
+  /** `http://127.0.0.1:<port>` of the trigger worker. */
+  readonly trigger: string;
+  /** What workerd printed so far. */
+  output(): string;
+}
+
+/** What {@linkcode serveWithTrigger} serves. */
+export interface TriggerSetup {
+  /** The worker under test, bundled into `dir` as `<name>.js`. */
+  readonly fixture: string;
+  readonly name: string;
+  /** Its folder, removed by the test's own cleanup. */
+  readonly dir: string;
+  /** The trigger worker's module, written as `trigger.js`. */
+  readonly trigger: string;
+  /** The config, written as `config.capnp`: its sockets are `app` and `trigger`. */
+  readonly config: string;
+  /** The worker's path whose answer, whatever its status, says it is up. */
+  readonly readyPath: string;
+}
+
+/**
+ * Bundles the worker as tools/bundle_worker.ts bundles the sample app, writes the trigger's module
+ * and the config, and serves both with `workerd serve --experimental`: the trigger reaches the
+ * worker's `scheduled` and `queue` handlers through a service binding, which the compatibility
+ * flag `service_binding_extra_handlers` allows, an experimental one (the trigger's alone).
+ */
+export async function serveWithTrigger(setup: TriggerSetup): Promise<TriggeredWorker> {
+  const { dir } = setup;
+  await build({
+    ...WORKER_BUILD,
+    entryPoints: [{ in: setup.fixture, out: setup.name }],
+    outdir: dir,
+    minify: true,
+    logLevel: "warning",
+  });
+  await stop();
+  await writeFile(join(dir, "trigger.js"), setup.trigger);
+  await writeFile(join(dir, "config.capnp"), setup.config);
+  const { child, ports, output } = await startWorkerd(2, ([appPort, triggerPort]) => [
+    "serve",
+    "--experimental",
+    join(dir, "config.capnp"),
+    "--socket-addr",
+    `app=127.0.0.1:${appPort}`,
+    "--socket-addr",
+    `trigger=127.0.0.1:${triggerPort}`,
+  ], ([appPort], child, log) => until(`http://127.0.0.1:${appPort}${setup.readyPath}`, child, log));
+  return {
+    child,
+    app: `http://127.0.0.1:${ports[0]}`,
+    trigger: `http://127.0.0.1:${ports[1]}`,
+    output,
+  };
+}

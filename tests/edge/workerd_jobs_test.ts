@@ -13,13 +13,9 @@ import { after, before, describe, it } from "node:test";
 import { Buffer } from "node:buffer";
 import assert from "node:assert/strict";
 import type { ChildProcess } from "node:child_process";
-import { writeFile } from "node:fs/promises";
-import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { build, stop } from "esbuild";
-import { WORKER_BUILD } from "../../tools/bundle_worker.ts";
 import { type Delivered, QueueBroker, type QueueResult } from "./queue_broker.ts";
-import { startWorkerd, until } from "./workerd.ts";
+import { serveWithTrigger } from "./workerd.ts";
 import { suiteTempDirs } from "../temp_dir.ts";
 
 const FIXTURE = fileURLToPath(new URL("../fixtures/jobs/cloudflare_worker.ts", import.meta.url));
@@ -157,32 +153,17 @@ describe("jobs on Cloudflare Queues, on workerd", () => {
   };
 
   before(async () => {
-    const dir = await suiteDir("thaw-workerd-jobs-");
-    await build({
-      ...WORKER_BUILD,
-      entryPoints: [{ in: FIXTURE, out: "cloudflare_worker" }],
-      outdir: dir,
-      minify: true,
-      logLevel: "warning",
-    });
-    await stop();
     const ports: Record<string, number> = {};
     for (const queue of new Set(Object.values(BINDINGS))) ports[queue] = await broker.serve(queue);
-    await writeFile(join(dir, "trigger.js"), TRIGGER);
-    await writeFile(join(dir, "config.capnp"), config(ports));
-    const started = await startWorkerd(2, ([appPort, triggerPort]) => [
-      "serve",
-      "--experimental",
-      join(dir, "config.capnp"),
-      "--socket-addr",
-      `app=127.0.0.1:${appPort}`,
-      "--socket-addr",
-      `trigger=127.0.0.1:${triggerPort}`,
-    ], ([appPort], child, log) => until(`http://127.0.0.1:${appPort}/runs`, child, log));
-    child = started.child;
-    output = started.output;
-    app = `http://127.0.0.1:${started.ports[0]}`;
-    trigger = `http://127.0.0.1:${started.ports[1]}`;
+    const served = await serveWithTrigger({
+      fixture: FIXTURE,
+      name: "cloudflare_worker",
+      dir: await suiteDir("thaw-workerd-jobs-"),
+      trigger: TRIGGER,
+      config: config(ports),
+      readyPath: "/runs",
+    });
+    ({ child, output, app, trigger } = served);
   });
 
   it("sends a job through its producer binding, and runs it once when it is delivered", async () => {

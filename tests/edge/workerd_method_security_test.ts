@@ -11,12 +11,8 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import type { ChildProcess } from "node:child_process";
-import { writeFile } from "node:fs/promises";
-import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { build, stop } from "esbuild";
-import { WORKER_BUILD } from "../../tools/bundle_worker.ts";
-import { startWorkerd, until } from "./workerd.ts";
+import { serveWithTrigger } from "./workerd.ts";
 import { suiteTempDirs } from "../temp_dir.ts";
 import { IssuerServer, type SigningKey, signingKey, token } from "../security/issuer_server.ts";
 
@@ -72,7 +68,6 @@ interface Outcomes {
 describe("method security on workerd", () => {
   let key: SigningKey;
   let issuer: IssuerServer;
-  let dir: string;
   let origin: string;
   let trigger: string;
   let child: ChildProcess | undefined;
@@ -87,30 +82,15 @@ describe("method security on workerd", () => {
   before(async () => {
     key = await signingKey("k1");
     issuer = await IssuerServer.start([key]);
-    dir = await suiteDir("thaw-workerd-method-security-");
-    await build({
-      ...WORKER_BUILD,
-      entryPoints: [{ in: FIXTURE, out: "method_secured_edge" }],
-      outdir: dir,
-      minify: true,
-      logLevel: "warning",
+    const served = await serveWithTrigger({
+      fixture: FIXTURE,
+      name: "method_secured_edge",
+      dir: await suiteDir("thaw-workerd-method-security-"),
+      trigger: TRIGGER,
+      config: config(issuer.url),
+      readyPath: "/outcomes",
     });
-    await stop();
-    await writeFile(join(dir, "trigger.js"), TRIGGER);
-    await writeFile(join(dir, "config.capnp"), config(issuer.url));
-    const started = await startWorkerd(2, ([appPort, triggerPort]) => [
-      "serve",
-      "--experimental",
-      join(dir, "config.capnp"),
-      "--socket-addr",
-      `app=127.0.0.1:${appPort}`,
-      "--socket-addr",
-      `trigger=127.0.0.1:${triggerPort}`,
-    ], ([appPort], child, log) => until(`http://127.0.0.1:${appPort}/outcomes`, child, log));
-    child = started.child;
-    output = started.output;
-    origin = `http://127.0.0.1:${started.ports[0]}`;
-    trigger = `http://127.0.0.1:${started.ports[1]}`;
+    ({ child, output, app: origin, trigger } = served);
   });
 
   const as = async (claims: Record<string, unknown>) => ({

@@ -12,12 +12,8 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import type { ChildProcess } from "node:child_process";
-import { writeFile } from "node:fs/promises";
-import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { build, stop } from "esbuild";
-import { WORKER_BUILD } from "../../tools/bundle_worker.ts";
-import { startWorkerd, until } from "./workerd.ts";
+import { serveWithTrigger } from "./workerd.ts";
 import { suiteTempDirs } from "../temp_dir.ts";
 
 const FIXTURE = fileURLToPath(new URL("../fixtures/scheduled_worker.ts", import.meta.url));
@@ -36,7 +32,7 @@ const CONFIG = `using Workerd = import "/workerd/workerd.capnp";
 const config :Workerd.Config = (
   services = [(name = "jobs", worker = .jobs), (name = "trigger", worker = .trigger)],
   sockets = [
-    (name = "jobs", address = "127.0.0.1:0", http = (), service = "jobs"),
+    (name = "app", address = "127.0.0.1:0", http = (), service = "jobs"),
     (name = "trigger", address = "127.0.0.1:0", http = (), service = "trigger"),
   ],
 );
@@ -62,7 +58,6 @@ interface Runs {
 }
 
 describe("@Scheduled cron jobs on workerd, through `export default app`", () => {
-  let dir: string;
   let jobs: string;
   let trigger: string;
   let child: ChildProcess | undefined;
@@ -87,30 +82,15 @@ describe("@Scheduled cron jobs on workerd, through `export default app`", () => 
   };
 
   before(async () => {
-    dir = await suiteDir("thaw-workerd-scheduled-");
-    await build({
-      ...WORKER_BUILD,
-      entryPoints: [{ in: FIXTURE, out: "scheduled_worker" }],
-      outdir: dir,
-      minify: true,
-      logLevel: "warning",
+    const served = await serveWithTrigger({
+      fixture: FIXTURE,
+      name: "scheduled_worker",
+      dir: await suiteDir("thaw-workerd-scheduled-"),
+      trigger: TRIGGER,
+      config: CONFIG,
+      readyPath: "/runs",
     });
-    await stop();
-    await writeFile(join(dir, "trigger.js"), TRIGGER);
-    await writeFile(join(dir, "config.capnp"), CONFIG);
-    const started = await startWorkerd(2, ([jobsPort, triggerPort]) => [
-      "serve",
-      "--experimental",
-      join(dir, "config.capnp"),
-      "--socket-addr",
-      `jobs=127.0.0.1:${jobsPort}`,
-      "--socket-addr",
-      `trigger=127.0.0.1:${triggerPort}`,
-    ], ([jobsPort], child, log) => until(`http://127.0.0.1:${jobsPort}/runs`, child, log));
-    child = started.child;
-    output = started.output;
-    jobs = `http://127.0.0.1:${started.ports[0]}`;
-    trigger = `http://127.0.0.1:${started.ports[1]}`;
+    ({ child, output, app: jobs, trigger } = served);
   });
 
   it("serves fetch, with no schedule started at load nor by requests", async () => {

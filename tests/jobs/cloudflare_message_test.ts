@@ -27,6 +27,10 @@ const delivered = (body: unknown, attempts = 1) => ({
 
 const json = fc.jsonValue();
 
+// The message of a job with a trace and `attempts`, enqueued NOW with no delay.
+const traced = (payload: string, attempts: number, id: string) =>
+  outgoingOf({ payload, delayMs: 0, attempts }, id, TRACE, NOW, "here");
+
 describe("a job as a Cloudflare Queues message", () => {
   it("reads back what it sent: payload, id, attempts, trace and due time", () => {
     fc.assert(
@@ -181,13 +185,7 @@ describe("a job as a Cloudflare Queues message", () => {
         fc.integer({ min: 1, max: 1000 }),
         fc.integer({ min: 1, max: 100 }),
         (payload, delivery, next) => {
-          const sent = outgoingOf(
-            { payload: JSON.stringify(payload), delayMs: 0, attempts: 5 },
-            "id-2",
-            TRACE,
-            NOW,
-            "here",
-          );
+          const sent = traced(JSON.stringify(payload), 5, "id-2");
           const first = readJob("mail", delivered(sent.body, delivery));
           assert.equal(first.job.attempt, delivery);
           // Delivery `delivery` did not run it: the next message's delivery `next` is run
@@ -233,13 +231,7 @@ describe("a job as a Cloudflare Queues message", () => {
         fc.string({ unit: "binary", maxLength: 200_000 }),
         fc.integer({ min: 1, max: 50 }),
         (text, error, runs) => {
-          const sent = outgoingOf(
-            { payload: JSON.stringify(text), delayMs: 0, attempts: 7 },
-            "id-1",
-            TRACE,
-            NOW,
-            "here",
-          );
+          const sent = traced(JSON.stringify(text), 7, "id-1");
           const read = readJob("mail", delivered(sent.body, runs));
           const dead = deadBodyOf(read, runs, error);
           assert.ok(sizeOf(dead) <= MAX_MESSAGE_BYTES, `${sizeOf(dead)} bytes`);
@@ -271,13 +263,7 @@ describe("a job as a Cloudflare Queues message", () => {
     assert.equal(deadBodyOf(read, 1, "Error: boom").thaw.error, "Error: boom");
     assert.equal(deadBodyOf(read, 1, undefined).thaw.error, undefined);
     // A job as large as an enqueue takes keeps its payload, and some of its error.
-    const largest = outgoingOf(
-      { payload: JSON.stringify("y".repeat(MAX_JOB_BYTES - 200)), delayMs: 0, attempts: 2 },
-      "id-3",
-      TRACE,
-      NOW,
-      "here",
-    );
+    const largest = traced(JSON.stringify("y".repeat(MAX_JOB_BYTES - 200)), 2, "id-3");
     assert.ok(sizeOf(largest.body) <= MAX_JOB_BYTES);
     const kept = deadBodyOf(readJob("mail", delivered(largest.body, 2)), 2, "E".repeat(5000));
     assert.ok(sizeOf(kept) <= MAX_MESSAGE_BYTES, `${sizeOf(kept)} bytes`);
