@@ -41,3 +41,5 @@ export type { Enqueued } from "./src/jobs/job_store.ts";
 export { type Job, JobHandler, type JobHandlerDecorator } from "./src/jobs/job_handler.ts";
 export type { JobHandlerOptions } from "./src/jobs/handler_options.ts";
 export { type JobsMigration, jobsMigration } from "./src/jobs/jobs_migration.ts";
+// What `app.queue` is given on Cloudflare Workers, where the jobs are on Cloudflare Queues.
+export type { MessageBatch, QueueMessage, QueueRetryOptions } from "./src/edge_events.ts";

@@ -35,14 +35,7 @@ import "./src/context/symbol_metadata.ts";
 // Start: wire the decorated classes into an app, from its configuration.
 export { bootstrap } from "./src/application.ts";
 export type { Application, BootstrapOptions } from "./src/application.ts";
-export type {
-  EdgeHandlers,
-  ExecutionContext,
-  MessageBatch,
-  QueueMessage,
-  QueueRetryOptions,
-  ScheduledController,
-} from "./src/edge_events.ts";
+export type { EdgeHandlers, ExecutionContext, ScheduledController } from "./src/edge_events.ts";
 export type { LoadedConfig } from "./src/config/application_config.ts";
 export type { ConfigValues } from "./src/config/config_values.ts";
 export { ConfigError } from "./src/config/config_error.ts";

@@ -79,7 +79,8 @@ export class CloudflareConsumer {
 
   /**
    * Takes no more batches and aborts the signals of the runs in progress; resolves once the
-   * batches under way ended, or `timeoutMs` passed. A run the close ended is retried untried.
+   * batches under way ended, or `timeoutMs` passed. A run the close ended is sent again as a new
+   * message, the run not counted.
    */
   async close(timeoutMs: number): Promise<void> {
     this.#closing = true;

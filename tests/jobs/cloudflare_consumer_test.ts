@@ -3,15 +3,8 @@
 // that moved, a close mid-run). tests/edge/workerd_jobs_test.ts runs the same app on workerd.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import {
-  type Application,
-  Autowired,
-  bootstrap,
-  type MessageBatch,
-  Scheduled,
-  Service,
-} from "../../mod.ts";
-import { type Job, JobHandler, JobQueue, jobs } from "../../jobs.ts";
+import { type Application, Autowired, bootstrap, Scheduled, Service } from "../../mod.ts";
+import { type Job, JobHandler, JobQueue, jobs, type MessageBatch } from "../../jobs.ts";
 import { memoryLogger } from "../helpers.ts";
 import { deferred } from "../deferred.ts";
 
