@@ -37,6 +37,7 @@ import type { SearchFeature } from "./search/search_feature.ts";
 import type { TasksFeature } from "./tasks/tasks_feature.ts";
 import type { KafkaFeature } from "./kafka/kafka_feature.ts";
 import type { JobsFeature } from "./jobs/jobs_feature.ts";
+import type { StorageFeature } from "./storage/storage_feature.ts";
 import type { SecurityFeature } from "./security/security_feature.ts";
 import type { LoggingFeature } from "./logging/logging_feature.ts";
 import {
@@ -125,6 +126,8 @@ export interface BootstrapOptions {
   readonly kafka?: KafkaFeature | false | undefined;
   /** Durable jobs: the `JobQueue` bean, `@JobHandler` workers: `jobs()` of `@thaw/thaw/jobs`. */
   readonly jobs?: JobsFeature | false | undefined;
+  /** Object stores: an `ObjectStorage` bean per `storage:` entry: `storage()` of `@thaw/thaw/storage`. */
+  readonly storage?: StorageFeature | false | undefined;
   /**
    * The JWT resource server: every route needs a caller with a valid bearer token unless
    * `@PermitAll()` or `security.permit-all` says otherwise: `security()` of `@thaw/thaw/security`.
@@ -207,6 +210,7 @@ const OPTIONS = new Set([
   "tasks",
   "kafka",
   "jobs",
+  "storage",
   "security",
   "logging",
 ]);

@@ -20,6 +20,7 @@ interface OptionFeature {
     | "tasks"
     | "kafka"
     | "jobs"
+    | "storage"
     | "security"
     | "actuator"
     | "openapi";
@@ -49,6 +50,7 @@ const OPTION_FEATURES: readonly OptionFeature[] = [
   { option: "kafka", section: "kafka", needs: "the Kafka client" },
   // After the datasources, whose clients it keeps its jobs with.
   { option: "jobs", section: "jobs", needs: "the job queue" },
+  { option: "storage", section: "storage", needs: "object storage" },
   // Before the actuator, whose routes (on a port of their own too) it guards.
   { option: "security", section: "security.oauth2", needs: "the resource server" },
   { option: "actuator", section: "management", needs: "the actuator" },

@@ -35,6 +35,7 @@ describe("entry points, each imported alone", () => {
       "./search",
       "./security",
       "./server",
+      "./storage",
       "./tasks",
       "./types",
     ]);

@@ -76,6 +76,11 @@ export const LAYER_RULES: readonly LayerRule[] = [
   ),
   rule("src/tasks", ["src/web"], "work beside the request knows nothing of the controllers"),
   rule(
+    "src/storage",
+    ["src/web", "src/http", "src/data", "src/sql"],
+    "object storage stands on the platform's Request and Response, not on the controllers",
+  ),
+  rule(
     "src/security",
     ["src/web"],
     "the guard reads the routes through the host src/web hands it; the Principal binder and a " +

@@ -5,11 +5,11 @@
 # hangs the nodes of the three-node cluster, then runs against Elasticsearch; the search lane runs
 # the tests of the single OpenSearch node; the Kafka lane those of the Kafka brokers. Only one lane
 # uses each of those servers. The other integration tests (databases, Redis, Prometheus, nginx,
-# workerd, Chromium, ElasticMQ) give each test its own database, index, queue or port, so their
-# runtimes' steps are spread over the lanes, as are the unit tests, so that the lanes take about as
-# long. Most of an integration test's time is spent waiting on a server, so the lanes overlap on two
-# cores. Tests must hold under that load: they wait on states, and a bound a healthy server must
-# beat is a give-up, never a deadline.
+# workerd, Chromium, ElasticMQ, S3Proxy) give each test its own database, index, queue, bucket or
+# port, so their runtimes' steps are spread over the lanes, as are the unit tests, so that the lanes
+# take about as long. Most of an integration test's time is spent waiting on a server, so the lanes
+# overlap on two cores. Tests must hold under that load: they wait on states, and a bound a healthy
+# server must beat is a give-up, never a deadline.
 #
 # Every runtime runs every unit test. The integration tests run on Deno, Bun and the current Node
 # LTS, not again on the machine's Node 20 (past its end of life), which runs the unit tests: the
@@ -94,7 +94,7 @@ set_up=0
     bash tools/opensearch.sh start && bash tools/opensearch_cluster.sh start &&
     bash tools/databases.sh start && bash tools/elasticsearch.sh start &&
     bash tools/kafka.sh start && bash tools/kafka.sh start-cluster &&
-    bash tools/elasticmq.sh start
+    bash tools/elasticmq.sh start && bash tools/s3proxy.sh start
 } || set_up=$?
 linted=0
 wait "$lint" || linted=$?
@@ -141,6 +141,7 @@ lane rest "other node lts" "unit deno" "unit bun" &
 wait
 servers_cpu "the end"
 bash tools/elasticmq.sh stop || true
+bash tools/s3proxy.sh stop || true
 
 echo "=== steps: lane, step, exit, seconds, CPU seconds ($((SECONDS - start)) s in all)"
 touch "$work/steps"

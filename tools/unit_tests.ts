@@ -37,6 +37,7 @@ const NEEDS: Readonly<Record<string, string>> = {
   "tests/migrate/sql/databases.ts": "PostgreSQL and MariaDB (tools/databases.sh)",
   "tests/kafka/three_brokers.ts": "Kafka's three-broker cluster (tools/kafka.sh start-cluster)",
   "tests/kafka/broker.ts": "Apache Kafka (tools/kafka.sh start)",
+  "tests/storage/s3_server.ts": "S3Proxy (tools/s3proxy.sh)",
   "tools/chromium.ts": "Chromium",
   // Packages, by name (an `import`, or a `require` as for workerd's binary).
   "puppeteer-core": "Chromium",

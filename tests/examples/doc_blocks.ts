@@ -73,6 +73,9 @@ export function docBlocks(): DocBlock[] {
 /** Whether a block needs the Kafka broker: it imports the Kafka entry point. */
 export const needsKafka = (block: DocBlock): boolean => block.code.includes('"@thaw/thaw/kafka"');
 
+/** Whether a block needs S3Proxy (tools/s3proxy.sh): it configures an `s3://` store. */
+export const needsS3 = (block: DocBlock): boolean => block.code.includes("s3://");
+
 /**
  * Whether a block needs SQLite (node:sqlite, or a datasource URL): such a block runs where the
  * runtime has node:sqlite (all but Node before 22.13).

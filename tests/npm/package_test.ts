@@ -237,6 +237,22 @@ switch (entry) {
     await app.close();
     break;
   }
+  case "./storage": {
+    const { bootstrap } = await import("@thaw/thaw");
+    const { storage, ObjectStorage } = await import("@thaw/thaw/storage");
+    const { mkdtemp } = await import("node:fs/promises");
+    const { tmpdir } = await import("node:os");
+    const folder = await mkdtemp(tmpdir() + "/thaw-npm-storage-");
+    const app = await bootstrap({
+      config: { storage: [{ name: "files", url: "file:" + folder }] },
+      storage: storage(),
+    });
+    const files = app.getBean(ObjectStorage);
+    await files.put("a.txt", "hello");
+    assert.equal((await files.head("a.txt"))?.size, 5);
+    await app.close();
+    break;
+  }
   case "./kafka": {
     const { bootstrap } = await import("@thaw/thaw");
     const { kafka, KafkaTemplate } = await import("@thaw/thaw/kafka");
