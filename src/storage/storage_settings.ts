@@ -6,6 +6,7 @@ import { durationKey } from "../config/duration.ts";
 import type { EnvLookup } from "../config/env.ts";
 import { isMapping } from "../object_guards.ts";
 import { shownValue } from "../shown_value.ts";
+import type { S3Settings } from "./s3_driver.ts";
 
 /** What every store's settings hold. */
 interface StoreBase {
@@ -22,22 +23,9 @@ export interface FileStoreSettings extends StoreBase {
   readonly folder: string;
 }
 
-/** A store in an S3-compatible bucket. */
-export interface S3StoreSettings extends StoreBase {
+/** A store in an S3-compatible bucket: where it is and who it signs as. */
+export interface S3StoreSettings extends StoreBase, Omit<S3Settings, "fetch"> {
   readonly kind: "s3";
-  readonly bucket: string;
-  readonly region: string;
-  /** The API's origin; AWS's own for the region when none is given. */
-  readonly endpoint?: string | undefined;
-  /** Whether the bucket is in the path (`endpoint/bucket/key`) rather than the host name. */
-  readonly pathStyle: boolean;
-  readonly accessKeyId: string;
-  readonly secretAccessKey: string;
-  readonly sessionToken?: string | undefined;
-  /** What every key is stored under (`""`, or ending with `/`). */
-  readonly prefix: string;
-  /** How long a request may wait for its answer's head, in ms. */
-  readonly timeoutMs: number;
 }
 
 /** A store in an R2 bucket, through a Worker's binding. */
