@@ -24,7 +24,7 @@ describe("bootstrap options", () => {
           error instanceof TypeError &&
           error.message.startsWith(`bootstrap({ ${key} }): no such option; the options are `) &&
           error.message.endsWith(
-            "openapi, actuator, data, search, tasks, kafka, jobs, security, logging",
+            "openapi, actuator, data, search, tasks, kafka, jobs, storage, security, logging",
           ),
         key,
       );

@@ -267,6 +267,8 @@ export class FileDriver implements StorageDriver {
 
   async #get(key: string, range: ByteRange | undefined): Promise<ObjectBody | null> {
     if (!await this.#reachable(key)) return null;
+    // The last name too, before it is opened: O_NOFOLLOW is not on every system (Windows).
+    if (await this.#fileStats(key) === undefined) return null;
     const handle = await open(this.#path(key), READ_FLAGS).catch((error) => {
       if (errno(error) === "ELOOP") throw linkFault(key);
       return missing(null)(error);

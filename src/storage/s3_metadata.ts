@@ -72,9 +72,9 @@ export function decodeMetadataValue(value: string): string {
     const bytes = wordBytes(match[2], match[3]);
     const charset = match[1].toLowerCase();
     const adjacent = run !== undefined && /^\s*$/.test(between);
-    if (adjacent && bytes !== undefined && run!.charset === charset) {
-      run!.bytes.push(...bytes);
-      run!.raw += between + match[0];
+    if (run !== undefined && adjacent && bytes !== undefined && run.charset === charset) {
+      for (const byte of bytes) run.bytes.push(byte);
+      run.raw += between + match[0];
       continue;
     }
     flush();
