@@ -1,10 +1,10 @@
 // A 1 GiB upload, sent as a multipart form to an app that puts its file in an S3 store (S3Proxy),
 // raises the server's resident memory by less than 128 MiB: the body goes to the request's temp
-// file, then to the store in parts, never whole in memory. Measured from /proc, on each runtime.
+// file, then to the store in parts, never whole in memory. Sampled by the server itself, on each
+// runtime.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
 import { connect } from "node:net";
 import type { Buffer } from "node:buffer";
 import { fileURLToPath } from "node:url";
@@ -14,12 +14,6 @@ import { bucketName, makeBucket, s3Request } from "./s3_server.ts";
 
 const MiB = 1024 * 1024;
 const SIZE = 1024 * MiB;
-
-// The resident memory of a process, in bytes (Linux).
-function residentOf(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, "utf8").match(/^VmRSS:\s+(\d+) kB$/m);
-  return line === null ? 0 : Number(line[1]) * 1024;
-}
 
 // Sends a multipart form of one file of SIZE bytes, written as the socket takes it; the answer.
 function upload(url: URL): Promise<string> {
@@ -66,16 +60,12 @@ describe("a 1 GiB upload into the S3 store", () => {
         child.stdout.once("data", (data: Buffer) => resolve(new URL(String(data).trim())));
         child.once("exit", (code) => reject(new Error(`the server ended (${code})`)));
       });
-      // Warm: the first request loads the routes' code and the store's driver.
-      const before = residentOf(child.pid as number);
-      let peak = before;
-      const sampler = setInterval(() => peak = Math.max(peak, residentOf(child.pid as number)), 50);
-      let answer: string;
-      try {
-        answer = await upload(url);
-      } finally {
-        clearInterval(sampler);
-      }
+      // The server samples its own memory every 20 ms; reading it starts a new peak.
+      const memory = async () =>
+        await (await fetch(new URL("/memory", url))).json() as { rss: number; peak: number };
+      const { rss: before } = await memory();
+      const answer = await upload(url);
+      const { peak } = await memory();
       const rise = (peak - before) / MiB;
       console.log(
         `resident memory: ${(before / MiB).toFixed(1)} MiB before, rise ${rise.toFixed(1)} MiB`,
