@@ -33,8 +33,6 @@
  *
  * @module
  */
-import "./src/config/storage_keys.ts";
-
 export { storage } from "./src/storage/storage_setup.ts";
 export type { StorageFeature } from "./src/storage/storage_feature.ts";
 export { ObjectStorage, type StorageBody } from "./src/storage/object_storage.ts";

@@ -65,8 +65,6 @@ export const KEY_DOCS: Readonly<Record<SettingKey, string>> = {
   "jobs.store":
     "Where the jobs of `jobs()` (`@thaw/thaw/jobs`) are kept: `datasource`, a table of a datasource, made by `jobsMigration()`; `sqs`, SQS queues (through `@aws-sdk/client-sqs`); `cloudflare`, Cloudflare Queues, sent through the worker's producer bindings and run by its `queue` export.",
   "jobs.datasource": "The datasource whose table keeps the jobs: the primary one when unset.",
-  "storage":
-    "The object stores, a list (`- name: uploads`, `url: s3://bucket`, `file:./data/files` or `r2:BINDING`): one `ObjectStorage` bean each; `file:./data/storage` when unset.",
   "jobs.retention":
     "How long a done job is kept before it is deleted: `7d` by default; `0` deletes it as it finishes. Dead jobs are kept until deleted.",
   "jobs.poll-interval":

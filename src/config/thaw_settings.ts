@@ -26,7 +26,6 @@ import type { JOB_KEYS } from "./job_keys.ts";
 import type { SECURITY_KEYS } from "./security_keys.ts";
 import type { BROADCAST_KEYS } from "./broadcast_keys.ts";
 import type { SECURITY_SCHEME_KEYS } from "./security_scheme_keys.ts";
-import type { STORAGE_KEYS } from "./storage_keys.ts";
 import { isMapping } from "../object_guards.ts";
 
 /**
@@ -43,8 +42,7 @@ type DeclaredKeys =
   & typeof JOB_KEYS
   & typeof SECURITY_KEYS
   & typeof BROADCAST_KEYS
-  & typeof SECURITY_SCHEME_KEYS
-  & typeof STORAGE_KEYS;
+  & typeof SECURITY_SCHEME_KEYS;
 
 /** A key Thaw reads. */
 export type SettingKey = keyof DeclaredKeys;

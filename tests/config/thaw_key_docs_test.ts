@@ -11,7 +11,6 @@ import "../../src/config/job_keys.ts";
 import "../../src/config/security_keys.ts";
 import "../../src/config/broadcast_keys.ts";
 import "../../src/config/security_scheme_keys.ts";
-import "../../src/config/storage_keys.ts";
 import { KEY_DOCS } from "../../src/config/thaw_key_docs.ts";
 import { keyDeclarations } from "../../src/config/thaw_keys.ts";
 
