@@ -201,7 +201,13 @@ const s3 = new ObjectStorage(
     timeoutMs: 30_000,
   }),
 );
-await race("s3", { thaw: thaw(s3), bare: bareS3 });
+try {
+  await race("s3", { thaw: thaw(s3), bare: bareS3 });
+} finally {
+  // S3Proxy keeps objects on this machine's disk until its next start.
+  for await (const object of s3.list("")) await s3.delete(object.key);
+  await (await signed("DELETE", "")).arrayBuffer();
+}
 const folder = await mkdtemp(join(tmpdir(), "thaw-bench-storage-"));
 try {
   await race("disk", {

@@ -9,10 +9,13 @@
 
 healthy() { curl -fs -m 5 "$url/_cluster/health?wait_for_status=yellow&timeout=5s" >/dev/null 2>&1; }
 # Every test makes its own indices and the suite runs several times against one node: the default
-# of 1,000 shards per node would run out before the end.
+# of 1,000 shards per node would run out before the end. The disk watermarks guard a production
+# node's disk; here the node shares the machine's disk with everything else the suite writes, and
+# past the flood stage it would make every index read-only.
 roomy() {
   curl -fs -m 10 -X PUT "$url/_cluster/settings" -H 'content-type: application/json' \
-    -d '{"persistent":{"cluster.max_shards_per_node":20000}}' >/dev/null
+    -d '{"persistent":{"cluster.max_shards_per_node":20000,
+      "cluster.routing.allocation.disk.threshold_enabled":false}}' >/dev/null
 }
 
 search_node() {

@@ -38,6 +38,9 @@ public class ClusterNode {
             settings.put("cluster.fault_detection.leader_check.retry_count", "2");
             settings.put("cluster.publish.timeout", "5s");
             settings.put("cluster.max_shards_per_node", "20000");
+            // The nodes share the machine's disk with all the suite writes: past the low watermark
+            // (85% of the disk used) no replica is placed, and the tests that wait for green hang.
+            settings.put("cluster.routing.allocation.disk.threshold_enabled", "false");
         });
         runner.build("-basePath", home, "-numOfNode", "1");
         Thread.currentThread().join();

@@ -18,7 +18,14 @@ import { S3Driver } from "../../src/storage/s3_driver.ts";
 import { StorageError } from "../../src/storage/storage_error.ts";
 import { scriptCommand } from "../runtime.ts";
 import { conformance, patternStream } from "./conformance.ts";
-import { bucketName, makeBucket, openUploads, S3PROXY, s3Settings } from "./s3_server.ts";
+import {
+  bucketName,
+  dropBucket,
+  makeBucket,
+  openUploads,
+  S3PROXY,
+  s3Settings,
+} from "./s3_server.ts";
 
 const MiB = 1024 * 1024;
 
@@ -67,6 +74,7 @@ describe("the S3 store", () => {
     await makeBucket(bucket);
     storage = new ObjectStorage("uploads", new S3Driver(s3Settings(bucket)));
   });
+  after(() => dropBucket(bucket));
   conformance("s3", () => storage as ObjectStorage);
 
   it("leaves no upload in parts open behind a failed write", async () => {

@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import process from "node:process";
 import { AwsV4Signer } from "aws4fetch";
 import type { S3Settings } from "../../src/storage/s3_driver.ts";
+import { decodeXmlText } from "../../src/storage/s3_xml.ts";
 
 /** Where tools/s3proxy.sh serves. */
 export const S3PROXY = "http://127.0.0.1:9310";
@@ -61,6 +62,43 @@ export async function s3Request(
 export async function makeBucket(bucket: string): Promise<void> {
   const { status, text } = await s3Request("PUT", `/${bucket}`);
   assert.equal(status, 200, `making bucket ${bucket}: ${status} ${text}`);
+}
+
+/**
+ * Deletes `bucket` with every object and open upload in it. S3Proxy keeps its objects on the
+ * machine's disk until its next start: the suite writes gigabytes a run, and a search node on a
+ * disk past its watermark stops placing replicas.
+ */
+export async function dropBucket(bucket: string): Promise<void> {
+  for (;;) {
+    const { status, text } = await s3Request("GET", `/${bucket}?list-type=2&max-keys=1000`);
+    assert.equal(status, 200, `listing ${bucket}: ${status} ${text}`);
+    const keys = [...text.matchAll(/<Key>([^<]*)<\/Key>/g)].map((match) => decodeXmlText(match[1] as string));
+    if (keys.length === 0) break;
+    for (const key of keys) {
+      const deleted = await s3Request("DELETE", `/${bucket}/${encodeKey(key)}`);
+      assert.equal(deleted.status, 204, `deleting ${key} of ${bucket}: ${deleted.text}`);
+    }
+  }
+  const { status, text } = await s3Request("GET", `/${bucket}?uploads=`);
+  assert.equal(status, 200, `listing the uploads of ${bucket}: ${status} ${text}`);
+  for (const upload of text.matchAll(/<Upload>([\s\S]*?)<\/Upload>/g)) {
+    const key = decodeXmlText(/<Key>([^<]*)<\/Key>/.exec(upload[1] as string)?.[1] ?? "");
+    const id = decodeXmlText(/<UploadId>([^<]*)<\/UploadId>/.exec(upload[1] as string)?.[1] ?? "");
+    await s3Request("DELETE", `/${bucket}/${encodeKey(key)}?uploadId=${encodeURIComponent(id)}`);
+  }
+  const dropped = await s3Request("DELETE", `/${bucket}`);
+  assert.equal(dropped.status, 204, `deleting bucket ${bucket}: ${dropped.text}`);
+}
+
+/** A key as a path: RFC 3986, which the signature is computed over, escapes `!'()*` too. */
+function encodeKey(key: string): string {
+  return key.split("/").map((segment) =>
+    encodeURIComponent(segment).replace(
+      /[!'()*]/g,
+      (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
+    )
+  ).join("/");
 }
 
 /** The keys of the uploads in parts begun in `bucket` and neither completed nor aborted. */

@@ -10,7 +10,7 @@ import type { Buffer } from "node:buffer";
 import { fileURLToPath } from "node:url";
 import process from "node:process";
 import { scriptCommand } from "../runtime.ts";
-import { bucketName, makeBucket, s3Request } from "./s3_server.ts";
+import { bucketName, dropBucket, makeBucket, s3Request } from "./s3_server.ts";
 
 const MiB = 1024 * 1024;
 const SIZE = 1024 * MiB;
@@ -77,6 +77,7 @@ describe("a 1 GiB upload into the S3 store", () => {
       assert.ok(rise < 128, `the server's memory rose by ${rise.toFixed(1)} MiB`);
     } finally {
       child.kill();
+      await dropBucket(bucket);
     }
   });
 });

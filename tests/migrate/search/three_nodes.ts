@@ -45,6 +45,7 @@ export function resume(n: number): void {
  */
 export async function waitForNodes(count: number, green = false, via = NODES[0]): Promise<void> {
   const status = green ? "&wait_for_status=green" : "";
+  let last: unknown;
   for (let tries = 0; tries < 60; tries++) {
     const health = await node(
       via,
@@ -52,8 +53,15 @@ export async function waitForNodes(count: number, green = false, via = NODES[0])
       `/_cluster/health?wait_for_nodes=${count}${status}&timeout=2s`,
     );
     if (health.status === 200 && health.body.number_of_nodes === count) return;
+    last = health.body;
   }
-  assert.fail(`the cluster did not reach ${count} node(s)${green ? ", green" : ""}`);
+  // Why a shard stays unassigned (a disk past its watermark, a node away) says what went wrong.
+  const why = await node(via, "GET", "/_cluster/allocation/explain").catch((error) => error);
+  assert.fail(
+    `the cluster did not reach ${count} node(s)${green ? ", green" : ""}: ${
+      JSON.stringify(last)
+    }; ${JSON.stringify(why?.body ?? String(why)).slice(0, 2000)}`,
+  );
 }
 
 /** Creates `index` (3 shards, 1 replica) holding documents `d0`..`d<count-1>`, with `alias` on it. */
