@@ -264,7 +264,7 @@ export class S3Driver implements StorageDriver {
       signal: put.signal,
       what,
     });
-    if (reply.status === 412) throw existing(what);
+    if (reply.status === 412) throw existing(what, reply);
     if (!reply.ok) throw this.#transport.fault(reply, what);
     const size = bytes instanceof Blob ? bytes.size : bytes.length;
     return written(put, size, reply.headers.get("etag"), reply.headers);

@@ -5,7 +5,7 @@
 // and no part is left for the bucket's owner to pay for.
 import { printable } from "../shown_value.ts";
 import { StorageFault } from "./storage_driver.ts";
-import type { S3Transport } from "./s3_transport.ts";
+import type { S3Reply, S3Transport } from "./s3_transport.ts";
 import { childText, escapeXml } from "./s3_xml.ts";
 
 /** The size of each part but the last (S3's least is 5 MiB). */
@@ -238,8 +238,14 @@ export async function uploadInParts(
     return await complete(upload, uploadId, etags);
   } catch (error) {
     controller.abort(error);
-    await abandon(upload, uploadId);
-    throw error;
+    const left = await abandon(upload, uploadId);
+    if (left === undefined || !(error instanceof StorageFault)) throw error;
+    throw new StorageFault(
+      error.kind,
+      `${error.message}; the upload in parts ${shownId(uploadId)} was not aborted (${left}): ` +
+        "a lifecycle rule of the bucket's (AbortIncompleteMultipartUpload) removes its parts",
+      { cause: error },
+    );
   }
 }
 
@@ -334,28 +340,37 @@ async function complete(
     signal: upload.controller.signal,
     what,
   });
-  if (reply.status === 412) throw existing(what);
+  if (reply.status === 412) throw existing(what, reply);
   if (!reply.ok) throw upload.transport.fault(reply, what);
   const etag = reply.xml === undefined ? "" : childText(reply.xml, "ETag") ?? "";
   if (etag === "") throw new StorageFault("invalid", `${what}: S3 answered no ETag`);
   return { etag, size: upload.parts.bytesRead, headers: reply.headers };
 }
 
-// Best effort: when S3 cannot be told, a lifecycle rule of the bucket's (AbortIncompleteMultipart
-// Upload) is what removes the parts; the failure thrown is the upload's, not this one's.
-async function abandon(upload: PartsUpload, uploadId: string): Promise<void> {
+// Best effort: the failure thrown is the upload's; why S3 could not be told is added to it, since
+// the parts left cost storage until a lifecycle rule of the bucket's removes them. Returns that
+// why, or nothing when the upload was aborted (or was already gone: 404 NoSuchUpload).
+async function abandon(upload: PartsUpload, uploadId: string): Promise<string | undefined> {
+  const what = "AbortMultipartUpload";
   try {
-    await upload.transport.send({
+    const reply = await upload.transport.send({
       method: "DELETE",
       key: upload.key,
       query: [["uploadId", uploadId]],
       retry: true,
       answer: "none",
-      what: "AbortMultipartUpload",
+      what,
     });
-  } catch {
-    // Said above: the upload's own failure is the one thrown.
+    if (reply.ok || reply.status === 404) return undefined;
+    return upload.transport.fault(reply, what).message;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
   }
+}
+
+// An upload id as S3 gave it, in a message: printable, and not too long to read.
+function shownId(uploadId: string): string {
+  return `"${printable(uploadId.length > 200 ? `${uploadId.slice(0, 200)}...` : uploadId)}"`;
 }
 
 /** `If-None-Match: *` when the write must not replace an object. */
@@ -363,7 +378,17 @@ export function conditional(ifNoneMatch: boolean): Record<string, string> {
   return ifNoneMatch ? { "if-none-match": "*" } : {};
 }
 
-/** The fault of a write refused because an object has the key. */
-export function existing(what: string): StorageFault {
+/**
+ * The fault of a write refused because an object has the key. A 412 to a request sent again may
+ * answer the earlier try, written though its answer was lost: then what happened is unknown.
+ */
+export function existing(what: string, reply?: S3Reply): StorageFault {
+  if ((reply?.tries ?? 1) > 1) {
+    return new StorageFault(
+      "unavailable",
+      `${what}: S3 refused a try sent again (412), and an earlier try may have written it: ` +
+        "head the key to see what it holds",
+    );
+  }
   return new StorageFault("exists", `${what}: an object has the key`);
 }

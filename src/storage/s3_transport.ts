@@ -79,6 +79,8 @@ export interface S3Reply {
   readonly code: string;
   /** A failure as a message says it: status, code and S3's message, printable, secrets masked. */
   readonly reason: string;
+  /** How many times the request was sent, when more than once. */
+  readonly tries?: number | undefined;
 }
 
 /** Sent again 4 times at most, waiting 250 ms, then twice as long each time, give or take. */
@@ -181,7 +183,7 @@ export class S3Transport {
     const tries = request.retry ? 1 + RETRIES : 1;
     for (let tried = 1;; tried++) {
       const attempt = await this.#attempt(request);
-      if ("reply" in attempt) return attempt.reply;
+      if ("reply" in attempt) return tried === 1 ? attempt.reply : { ...attempt.reply, tries: tried };
       if (tried >= tries) {
         const times = tries > 1 ? ` (${tries} tries)` : "";
         throw new StorageFault("unavailable", `${request.what}: ${attempt.failed}${times}`, {

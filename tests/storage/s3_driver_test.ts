@@ -186,6 +186,30 @@ describe("S3Driver on a fake S3", () => {
     assert.equal(new TextDecoder().decode(stored.bytes), "first");
   });
 
+  it("says the outcome is unknown, not exists, when S3's 412 may answer its own earlier try", async () => {
+    fresh();
+    const driver = driverOf(fake.url);
+    // The first PUT is written, then answered 500 (S3's "internal error", which may come after the
+    // write): the second, sent again, finds the object.
+    let tries = 0;
+    fake.intercept = (call, _req, res) => {
+      if (call.operation !== "PutObject" || tries++ > 0) return false;
+      fake.buckets.get("bucket")!.set("lost-answer", {
+        bytes: encoder.encode("mine"),
+        contentType: "text/plain",
+        metadata: {},
+        etag: '"e"',
+        lastModified: new Date(),
+      });
+      sendError(res, 500, "InternalError", "We encountered an internal error.");
+      return true;
+    };
+    const put = putOf("lost-answer", encoder.encode("mine"), { ifNoneMatch: true });
+    const fault = await rejectsWith(driver.put(put), "unavailable", /PutObject: /);
+    assert.match(fault.message, /an earlier try may have written it/);
+    assert.equal(fake.count("PutObject"), 2);
+  });
+
   it("lists by pages, entities and references decoded, the prefix taken off, folders left out", async () => {
     fresh();
     fake.listingReferences = true;

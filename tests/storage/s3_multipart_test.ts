@@ -223,6 +223,52 @@ describe("S3Driver.put from a stream", () => {
     assert.equal(fake.uploads.size, 0);
   });
 
+  it("says, with the upload's own failure, that the upload could not be aborted", async () => {
+    fresh();
+    const driver = driverOf(fake.url);
+    fake.intercept = (call, _req, res) => {
+      if (call.operation === "UploadPart" && call.query.get("partNumber") === "2") {
+        sendError(res, 400, "InvalidArgument", "Part number 2 is odd");
+        return true;
+      }
+      if (call.operation !== "AbortMultipartUpload") return false;
+      sendError(res, 403, "AccessDenied", "No abort for you");
+      return true;
+    };
+    const fault = await rejectsWith(
+      driver.put(putOf("unabortable", source(20 * MiB).stream)),
+      "invalid",
+      /UploadPart 2: S3 answered 400 InvalidArgument/,
+    );
+    assert.match(
+      fault.message,
+      /; the upload in parts \S+ was not aborted \(AbortMultipartUpload: S3 answered 403 AccessDenied/,
+    );
+    assert.equal(fake.count("AbortMultipartUpload"), 1);
+    fake.uploads.clear();
+  });
+
+  it("says the outcome is unknown when the 412 of a CompleteMultipartUpload sent again may be its own", async () => {
+    fresh();
+    const driver = driverOf(fake.url);
+    let completes = 0;
+    fake.intercept = (call, _req, res) => {
+      if (call.operation !== "CompleteMultipartUpload") return false;
+      if (completes++ === 0) {
+        sendError(res, 503, "SlowDown", "Please reduce your request rate.");
+        return true;
+      }
+      sendError(res, 412, "PreconditionFailed", "At least one of the preconditions failed");
+      return true;
+    };
+    const fault = await rejectsWith(
+      driver.put(putOf("twice", source(9 * MiB).stream, { ifNoneMatch: true })),
+      "unavailable",
+      /CompleteMultipartUpload: /,
+    );
+    assert.match(fault.message, /an earlier try may have written it/);
+  });
+
   it("aborts the upload when the source fails, and says so", async () => {
     fresh();
     const driver = driverOf(fake.url);
