@@ -1,9 +1,11 @@
 // What the file store reads and writes of a file's bytes: a body written to a temp file chunk by
 // chunk, hashed as it goes, and a file read back as a stream of its bytes, closed however it ends.
-import { createHash } from "node:crypto";
 import type { FileHandle } from "node:fs/promises";
 import type { DriverPut } from "./storage_driver.ts";
 import { StorageFault } from "./storage_driver.ts";
+
+// By import(), as file_driver.ts says why.
+const { createHash } = await import("node:crypto");
 
 // What one read of a body takes from the file: the memory a reader holds, whatever the file's size.
 const CHUNK_SIZE = 64 * 1024;

@@ -11,17 +11,25 @@
 // exists (its put has not renamed yet) or while it is the file's. The temp file is looked at first,
 // so that a put renaming in between is seen as the file's, never missed. No link below the folder
 // is followed (folders checked with `lstat`, files opened `O_NOFOLLOW`): no key reaches outside.
-import { createHash, randomUUID } from "node:crypto";
-import { type BigIntStats, constants } from "node:fs";
+import type { BigIntStats } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
-import { link, lstat, mkdir, open, readdir, rename, rmdir, unlink } from "node:fs/promises";
-import { join, resolve } from "node:path";
 import { shownValue } from "../shown_value.ts";
 import type { ByteRange, DriverPut, ListedObject, ListPage, ObjectBody } from "./storage_driver.ts";
 import type { ObjectInfo, StorageDriver } from "./storage_driver.ts";
 import { StorageFault } from "./storage_driver.ts";
 import { compareKeys, keyProblem } from "./storage_key.ts";
 import { abortedFault, fileStream, writeBody, type Written } from "./file_body.ts";
+
+// Node's modules by import(), awaited as this module loads: a static import would be hoisted to the
+// top of every one-file bundle of an app with storage(), on S3 or R2 too, and workerd refuses to
+// load a worker that names a node: module its flags do not give. storage() imports this module only
+// for a file store.
+const { createHash, randomUUID } = await import("node:crypto");
+const { constants } = await import("node:fs");
+const { link, lstat, mkdir, open, readdir, rename, rmdir, unlink } = await import(
+  "node:fs/promises"
+);
+const { join, resolve } = await import("node:path");
 
 const OWN_FOLDER = ".thaw-storage";
 const TEMP_PREFIX = ".thaw-tmp-";

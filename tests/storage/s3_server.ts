@@ -39,6 +39,19 @@ export async function s3Request(
   method: string,
   path: string,
 ): Promise<{ readonly status: number; readonly text: string }> {
+  const answer = await s3Fetch(method, path);
+  return { status: answer.status, text: await answer.text() };
+}
+
+/** The bytes of `key` in `bucket`, read by a request of the test's own. */
+export async function s3Object(bucket: string, key: string): Promise<Uint8Array<ArrayBuffer>> {
+  const answer = await s3Fetch("GET", `/${bucket}/${encodeKey(key)}`);
+  const bytes = new Uint8Array(await answer.arrayBuffer());
+  assert.equal(answer.status, 200, `S3Proxy's GET of ${key}: ${new TextDecoder().decode(bytes)}`);
+  return bytes;
+}
+
+async function s3Fetch(method: string, path: string): Promise<Response> {
   const url = `${S3PROXY}${path}`;
   const signed = await new AwsV4Signer({
     method,
@@ -47,15 +60,13 @@ export async function s3Request(
     region: "us-east-1",
     service: "s3",
   }).sign();
-  let answer: Response;
   try {
-    answer = await fetch(signed.url, { method, headers: signed.headers });
+    return await fetch(signed.url, { method, headers: signed.headers });
   } catch (error) {
     throw new Error(
       `S3Proxy does not answer at ${S3PROXY}: start it with tools/s3proxy.sh start (${error})`,
     );
   }
-  return { status: answer.status, text: await answer.text() };
 }
 
 /** Makes `bucket`; fails, naming the script that starts the server, when S3Proxy is down. */
@@ -73,7 +84,9 @@ export async function dropBucket(bucket: string): Promise<void> {
   for (;;) {
     const { status, text } = await s3Request("GET", `/${bucket}?list-type=2&max-keys=1000`);
     assert.equal(status, 200, `listing ${bucket}: ${status} ${text}`);
-    const keys = [...text.matchAll(/<Key>([^<]*)<\/Key>/g)].map((match) => decodeXmlText(match[1] as string));
+    const keys = [...text.matchAll(/<Key>([^<]*)<\/Key>/g)].map((match) =>
+      decodeXmlText(match[1] as string)
+    );
     if (keys.length === 0) break;
     for (const key of keys) {
       const deleted = await s3Request("DELETE", `/${bucket}/${encodeKey(key)}`);
