@@ -206,7 +206,9 @@ try {
 } finally {
   // S3Proxy keeps objects on this machine's disk until its next start.
   for await (const object of s3.list("")) await s3.delete(object.key);
-  await (await signed("DELETE", "")).arrayBuffer();
+  const dropped = await signed("DELETE", "");
+  await dropped.arrayBuffer();
+  if (!dropped.ok) console.error(`the bench's bucket ${bucket} is left: ${dropped.status}`);
 }
 const folder = await mkdtemp(join(tmpdir(), "thaw-bench-storage-"));
 try {

@@ -20,8 +20,10 @@ const pristine = { Request: globalThis.Request, Response: globalThis.Response };
 // The files' imports run side by side. tests/sqlite.ts awaits at its top level and many files
 // import it: two imports racing its evaluation left one never settled on Node 20, and the run
 // ended with "Promise resolution is still pending but the event loop has already resolved",
-// cancelling every test after it. Evaluated here once, before any file asks for it.
+// cancelling every test after it. Evaluated here once, before any file asks for it; so is the
+// file store's driver, which awaits its node: modules at its top level.
 await import(pathToFileURL(resolve("tests/sqlite.ts")).href);
+await import(pathToFileURL(resolve("src/storage/file_driver.ts")).href);
 for (const file of files) {
   describe(file, async () => {
     // A suite is built when it is declared, its tests run later: the globals are put back then.

@@ -3,7 +3,7 @@
 // the next one is read, so that a 1 GiB upload holds three parts, never the whole. An upload that
 // fails, or that the caller gives up, is aborted at S3 (AbortMultipartUpload): no object appears,
 // and no part is left for the bucket's owner to pay for.
-import { printable } from "../shown_value.ts";
+import { printable, shownValue } from "../shown_value.ts";
 import { StorageFault } from "./storage_driver.ts";
 import type { S3Reply, S3Transport } from "./s3_transport.ts";
 import { childText, escapeXml } from "./s3_xml.ts";
@@ -364,13 +364,13 @@ async function abandon(upload: PartsUpload, uploadId: string): Promise<string | 
     if (reply.ok || reply.status === 404) return undefined;
     return upload.transport.fault(reply, what).message;
   } catch (error) {
-    return error instanceof Error ? error.message : String(error);
+    return printable(String(error instanceof Error ? error.message : error).slice(0, 500));
   }
 }
 
-// An upload id as S3 gave it, in a message: printable, and not too long to read.
+// An upload id as S3 gave it, in a message: quoted and printable, and not too long to read.
 function shownId(uploadId: string): string {
-  return `"${printable(uploadId.length > 200 ? `${uploadId.slice(0, 200)}...` : uploadId)}"`;
+  return shownValue(uploadId.length > 200 ? `${uploadId.slice(0, 200)}...` : uploadId);
 }
 
 /** `If-None-Match: *` when the write must not replace an object. */
@@ -379,11 +379,12 @@ export function conditional(ifNoneMatch: boolean): Record<string, string> {
 }
 
 /**
- * The fault of a write refused because an object has the key. A 412 to a request sent again may
- * answer the earlier try, written though its answer was lost: then what happened is unknown.
+ * The fault of a write refused because an object has the key. A 412 to a request sent again after
+ * a try that may have written (its answer a 500, or lost) may answer that try: then what happened
+ * is unknown.
  */
 export function existing(what: string, reply?: S3Reply): StorageFault {
-  if ((reply?.tries ?? 1) > 1) {
+  if (reply?.triedBefore === true) {
     return new StorageFault(
       "unavailable",
       `${what}: S3 refused a try sent again (412), and an earlier try may have written it: ` +

@@ -79,8 +79,11 @@ export interface S3Reply {
   readonly code: string;
   /** A failure as a message says it: status, code and S3's message, printable, secrets masked. */
   readonly reason: string;
-  /** How many times the request was sent, when more than once. */
-  readonly tries?: number | undefined;
+  /**
+   * Whether an earlier try may have done what was asked before it failed: one that got a 500, a
+   * 502 or a 504, or no whole answer. A 503, a 429 or a conflict came before any work.
+   */
+  readonly triedBefore?: boolean | undefined;
 }
 
 /** Sent again 4 times at most, waiting 250 ms, then twice as long each time, give or take. */
@@ -121,7 +124,18 @@ export function encodeKeyPath(key: string): string {
   return key.split("/").map(rfc3986).join("/");
 }
 
-type Attempt = { readonly reply: S3Reply } | { readonly failed: string; readonly cause?: unknown };
+type Attempt =
+  | { readonly reply: S3Reply }
+  | { readonly failed: string; readonly cause?: unknown; readonly refused?: boolean };
+
+// The answers that say S3 did not take the request on: sent again, it is the first to act.
+const REFUSED_STATUSES = new Set([429, 503]);
+const REFUSED_CODES = new Set([
+  "SlowDown",
+  "ServiceUnavailable",
+  "ConditionalRequestConflict",
+  "RequestTimeout",
+]);
 
 /** Sends signed requests to one bucket. */
 export class S3Transport {
@@ -181,9 +195,13 @@ export class S3Transport {
    */
   async send(request: S3Request): Promise<S3Reply> {
     const tries = request.retry ? 1 + RETRIES : 1;
+    let triedBefore = false;
     for (let tried = 1;; tried++) {
       const attempt = await this.#attempt(request);
-      if ("reply" in attempt) return tried === 1 ? attempt.reply : { ...attempt.reply, tries: tried };
+      if ("reply" in attempt) {
+        return triedBefore ? { ...attempt.reply, triedBefore } : attempt.reply;
+      }
+      triedBefore ||= attempt.refused !== true;
       if (tried >= tries) {
         const times = tries > 1 ? ` (${tries} tries)` : "";
         throw new StorageFault("unavailable", `${request.what}: ${attempt.failed}${times}`, {
@@ -299,7 +317,9 @@ export class S3Transport {
     const reason = `S3 answered ${status === 0 ? "a redirect" : status}${
       code && ` ${code}`
     }${said}`;
-    if (status >= 500 || status === 429 || RETRY_CODES.has(code)) return { failed: reason };
+    if (status >= 500 || status === 429 || RETRY_CODES.has(code)) {
+      return { failed: reason, refused: REFUSED_STATUSES.has(status) || REFUSED_CODES.has(code) };
+    }
     return { reply: { status, headers, ok: false, body: null, code, reason } };
   }
 

@@ -74,7 +74,9 @@ describe("the S3 store", () => {
     await makeBucket(bucket);
     storage = new ObjectStorage("uploads", new S3Driver(s3Settings(bucket)));
   });
-  after(() => dropBucket(bucket));
+  after(async () => {
+    if (storage !== undefined) await dropBucket(bucket);
+  });
   conformance("s3", () => storage as ObjectStorage);
 
   it("leaves no upload in parts open behind a failed write", async () => {

@@ -210,6 +210,28 @@ describe("S3Driver on a fake S3", () => {
     assert.equal(fake.count("PutObject"), 2);
   });
 
+  it("says exists at a 412 after tries S3 refused before doing anything (409, 503)", async () => {
+    fresh();
+    const driver = driverOf(fake.url);
+    await driver.put(putOf("raced", encoder.encode("theirs")));
+    const refusals = [
+      [409, "ConditionalRequestConflict"],
+      [503, "SlowDown"],
+    ] as const;
+    let puts = 0;
+    fake.intercept = (call, _req, res) => {
+      // Written by another between this HEAD and the PUT.
+      if (call.operation === "HeadObject") return void res.writeHead(404).end(), true;
+      const refusal = refusals[puts++];
+      if (call.operation !== "PutObject" || refusal === undefined) return false;
+      sendError(res, refusal[0], refusal[1], "Try again.");
+      return true;
+    };
+    const put = putOf("raced", encoder.encode("mine"), { ifNoneMatch: true });
+    await rejectsWith(driver.put(put), "exists", /PutObject: an object has the key/);
+    assert.equal(fake.count("PutObject"), 4);
+  });
+
   it("lists by pages, entities and references decoded, the prefix taken off, folders left out", async () => {
     fresh();
     fake.listingReferences = true;

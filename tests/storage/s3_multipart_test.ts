@@ -255,7 +255,7 @@ describe("S3Driver.put from a stream", () => {
     fake.intercept = (call, _req, res) => {
       if (call.operation !== "CompleteMultipartUpload") return false;
       if (completes++ === 0) {
-        sendError(res, 503, "SlowDown", "Please reduce your request rate.");
+        sendError(res, 500, "InternalError", "We encountered an internal error.");
         return true;
       }
       sendError(res, 412, "PreconditionFailed", "At least one of the preconditions failed");
