@@ -156,7 +156,14 @@ if awk -F'\t' '$3 != 0 { bad = 1 } END { exit !bad }' "$work/steps"; then
   # for a failure (Node's ✖, Bun's (fail), Deno's FAILED), below the step that printed them.
   for log in "$work"/*.log; do
     failures=$(grep -E '✖|^\(fail\)|FAILED|^error: ' "$log" | head -n 30 || true)
-    if [ -n "$failures" ]; then printf '=== failures in %s\n%s\n' "$(basename "$log" .log)" "$failures"; fi
+    if [ -n "$failures" ]; then
+      printf '=== failures in %s\n%s\n' "$(basename "$log" .log)" "$failures"
+      # The first failure's own lines: Bun prints the error above its (fail) line, Node and Deno
+      # below theirs.
+      first=$(grep -n -m 1 -E '✖|^\(fail\)|FAILED|^error: ' "$log" | cut -d: -f1)
+      printf '=== the first failure in %s, with the lines around it\n' "$(basename "$log" .log)"
+      sed -n "$((first > 40 ? first - 40 : 1)),$((first + 20))p" "$log"
+    fi
   done
   echo "test_all.sh: a step failed (exit not 0 above)" >&2
   exit 1
