@@ -3,7 +3,8 @@
  * `security.oauth2.resourceserver.jwt.*` keys; tokens checked with jose, on every runtime), HTTP
  * Basic against the app's `UserDetailsService` (PBKDF2 hashes: `hashPassword`) and API keys, the
  * caller as `SecurityContext.current()` and the `Principal()` binder, `@PermitAll()`, and method
- * security: `@Secured` and `@PreAuthorize` on any bean's methods (`AccessDeniedError`).
+ * security: `@Secured`, `@PreAuthorize` and `@PostAuthorize` on any bean's methods
+ * (`AccessDeniedError`).
  *
  * Apart from the default entry point, so that an app that does not use it carries none of it.
  *
@@ -42,6 +43,8 @@ export { Principal } from "./src/security/principal.ts";
 export type { Binder } from "./src/web/binder.ts";
 export { PermitAll, type PermitAllDecorator } from "./src/security/permit_all.ts";
 export {
+  PostAuthorize,
+  type PostAuthorizeDecorator,
   PreAuthorize,
   type PreAuthorizeDecorator,
   Secured,
@@ -49,6 +52,13 @@ export {
 } from "./src/security/method_security.ts";
 export { AccessDeniedError } from "./src/security/access_denied_error.ts";
 export { hashPassword } from "./src/security/password_hash.ts";
+export {
+  type TestClaims,
+  type TestTokenConfig,
+  type TestTokenOptions,
+  TestTokens,
+  testTokens,
+} from "./src/security/test_tokens.ts";
 export { type UserDetails, UserDetailsService } from "./src/security/user_details.ts";
 export {
   TOKEN_FAILURE_REASONS,

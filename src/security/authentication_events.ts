@@ -37,9 +37,10 @@ export type AuthenticationEvent =
 
 /**
  * Why method security refused a call: the caller lacked every authority `@Secured` names, a
- * `@PreAuthorize` check did not hold (both 403), or there was no caller at all (401).
+ * `@PreAuthorize` check did not hold, a `@PostAuthorize` check refused the result (all 403), or
+ * there was no caller at all (401).
  */
-export type AccessDenial = "authority" | "check" | "no-caller";
+export type AccessDenial = "authority" | "check" | "result" | "no-caller";
 
 /** What `security()` hands its guard and its interceptor. */
 export interface SecurityEvents {

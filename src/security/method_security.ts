@@ -1,10 +1,12 @@
 /**
- * Method security: `@Secured(...authorities)` and `@PreAuthorize(check)` on any bean's methods,
- * controllers' included, run by {@linkcode MethodSecurityInterceptor} through the interceptor
+ * Method security: `@Secured(...authorities)`, `@PreAuthorize(check)` and
+ * `@PostAuthorize(check)` on any bean's methods, controllers' included, run by {@linkcode MethodSecurityInterceptor} through the interceptor
  * seam. It runs outermost (its `thaw.order`, -500, is below `@Async`'s): a call is checked where
  * it is made, with its caller, before `@Async` queues it (a refusal holds no slot), before
  * `@Retryable` (a refusal is not retried) and outside `@Transactional`, as Spring runs method
- * security outside its transaction advice: a refused call begins nothing.
+ * security outside its transaction advice: a refused call begins nothing. `@PostAuthorize`'s check
+ * therefore runs once the method's transaction has committed, as Spring's does by default: it
+ * keeps a result from the caller, it does not undo a write.
  *
  * @module
  */
@@ -23,17 +25,27 @@ import { type Authentication, SecurityContext } from "./security_context.ts";
 import { type AccessDenial, NO_EVENTS, type SecurityEvents } from "./authentication_events.ts";
 
 type Check = (caller: Authentication, ...args: unknown[]) => boolean | Promise<boolean>;
+type ResultCheck = (
+  caller: Authentication,
+  result: unknown,
+  ...args: unknown[]
+) => boolean | Promise<boolean>;
 
 interface SecuredEntry {
   type?: readonly string[];
   readonly methods: Map<string, readonly string[]>;
   readonly checks: Map<string, Check[]>;
+  readonly resultChecks: Map<string, ResultCheck[]>;
 }
 
 const SECURED = Symbol("thaw.secured");
 
 const entryOf = (metadata: DecoratorMetadataObject): SecuredEntry =>
-  ownEntry(metadata, SECURED, () => ({ methods: new Map(), checks: new Map() }));
+  ownEntry(
+    metadata,
+    SECURED,
+    () => ({ methods: new Map(), checks: new Map(), resultChecks: new Map() }),
+  );
 
 /** What {@linkcode Secured} returns: a decorator for a bean class or one of its methods. */
 export type SecuredDecorator = (
@@ -64,10 +76,17 @@ export function Secured(...authorities: string[]): SecuredDecorator {
   };
 }
 
-/** What {@linkcode PreAuthorize} returns: a decorator for a method taking the check's arguments. */
-export type PreAuthorizeDecorator<A extends unknown[]> = <This, R>(
-  value: (this: This, ...args: A) => R,
-  context: ClassMethodDecoratorContext<This, (this: This, ...args: A) => R>,
+/**
+ * What {@linkcode PreAuthorize} returns: a decorator for a method whose first arguments are the
+ * check's (a check may take fewer than the method).
+ */
+export type PreAuthorizeDecorator<A extends unknown[]> = <
+  This,
+  Args extends [...A, ...unknown[]],
+  R,
+>(
+  value: (this: This, ...args: Args) => R,
+  context: ClassMethodDecoratorContext<This, (this: This, ...args: Args) => R>,
 ) => void;
 
 /**
@@ -94,12 +113,55 @@ export function PreAuthorize<A extends unknown[]>(
   };
 }
 
+/**
+ * What {@linkcode PostAuthorize} returns: a decorator for a method returning `R` (or a promise of
+ * it) whose first arguments are the check's.
+ */
+export type PostAuthorizeDecorator<A extends unknown[], R> = <
+  This,
+  Args extends [...A, ...unknown[]],
+  Result extends R | Promise<R>,
+>(
+  value: (this: This, ...args: Args) => Result,
+  context: ClassMethodDecoratorContext<This, (this: This, ...args: Args) => Result>,
+) => void;
+
+/**
+ * The method runs, then `check(caller, result, ...args)` decides whether its caller gets what it
+ * returned (the value an `async` method resolves). Refused: an `AccessDeniedError`, 403 at the
+ * edge of a request, that says nothing of the result, nor does the log line. With no caller at
+ * all the method does not run (401), as with `@PreAuthorize`. The check runs after the method's
+ * work (and its transaction) is done: it keeps a result from a caller, it does not undo a write.
+ * A check that answers with a promise makes the call answer with one. Needs
+ * `bootstrap({ security: security() })`.
+ *
+ * The example, which the docs' checks run (a decorator line cannot sit in a JSDoc example), is in
+ * https://github.com/thaw/thaw/blob/main/docs/security.md.
+ */
+export function PostAuthorize<R, A extends unknown[] = unknown[]>(
+  check: (caller: Authentication, result: R, ...args: A) => boolean | Promise<boolean>,
+): PostAuthorizeDecorator<A, R> {
+  if (typeof check !== "function") {
+    throw new TypeError(
+      "@PostAuthorize(check): give a function (caller, result, ...args) => boolean",
+    );
+  }
+  const intercept = UseInterceptors(MethodSecurityInterceptor as Class<MethodInterceptor>);
+  return (value, context) => {
+    intercept(value, context as ClassMethodDecoratorContext);
+    const checks = entryOf(context.metadata).resultChecks;
+    const name = String(context.name);
+    checks.set(name, [...(checks.get(name) ?? []), check as ResultCheck]);
+  };
+}
+
 /** What one method needs, worked out at its first call. */
 interface Plan {
   readonly where: string;
   readonly open: boolean;
   readonly authorities: readonly string[] | undefined;
   readonly checks: readonly Check[];
+  readonly resultChecks: readonly ResultCheck[];
 }
 
 /** What the interceptor is made with besides the scopes' prefix. */
@@ -124,7 +186,7 @@ export class MethodSecurityInterceptor implements MethodInterceptor {
   static "thaw.order": number = -500;
   /** Said when the decorators are used without `security()`. */
   static "thaw.missing" =
-    '@Secured and @PreAuthorize need the security feature: import { security } from "@thaw/thaw/security" and pass bootstrap({ security: security() })';
+    '@Secured, @PreAuthorize and @PostAuthorize need the security feature: import { security } from "@thaw/thaw/security" and pass bootstrap({ security: security() })';
 
   readonly #plans = new MethodPlans<Plan>();
   readonly #prefix: string;
@@ -157,7 +219,13 @@ export class MethodSecurityInterceptor implements MethodInterceptor {
         .filter((a) => a.startsWith(this.#prefix)).map((a) => a.slice(this.#prefix.length));
       return this.#deny(plan, "authority", scopes);
     }
-    return runChecks(plan, caller, args, 0, next, () => this.#deny(plan, "check"));
+    const ran = runChecks(plan, caller, args, 0, next, () => this.#deny(plan, "check"));
+    if (plan.resultChecks.length === 0) return ran;
+    // The result is never named: not in the error, not in the log line.
+    const refuse = () => this.#deny(plan, "result");
+    return ran instanceof Promise
+      ? ran.then((result) => runResultChecks(plan, caller, result, args, 0, refuse))
+      : runResultChecks(plan, caller, ran, args, 0, refuse);
   }
 
   #deny(plan: Plan, reason: AccessDenial, scopes?: readonly string[]): never {
@@ -190,6 +258,29 @@ function runChecks(
   return next();
 }
 
+// The result's checks from `i` on, as `runChecks` runs its own; then the result.
+function runResultChecks(
+  plan: Plan,
+  caller: Authentication,
+  result: unknown,
+  args: unknown[],
+  i: number,
+  refuse: () => never,
+): unknown {
+  for (; i < plan.resultChecks.length; i++) {
+    const held = plan.resultChecks[i](caller, result, ...args);
+    if (held instanceof Promise) {
+      const from = i + 1;
+      return held.then((ok) => {
+        if (ok !== true) refuse();
+        return runResultChecks(plan, caller, result, args, from, refuse);
+      });
+    }
+    if (held !== true) refuse();
+  }
+  return result;
+}
+
 function planOf(type: Class, method: string): Plan {
   const chain = entryChain<SecuredEntry>(type, SECURED);
   let authorities: readonly string[] | undefined;
@@ -204,10 +295,12 @@ function planOf(type: Class, method: string): Plan {
     // to an override secured below it.
     open: permittedMethod(type, method, (cls) => {
       const entry = ownEntryOf<SecuredEntry>(cls, SECURED);
-      return entry !== undefined && (entry.methods.has(method) || entry.checks.has(method));
+      return entry !== undefined &&
+        (entry.methods.has(method) || entry.checks.has(method) || entry.resultChecks.has(method));
     }),
     authorities,
     checks: chain.flatMap((entry) => entry.checks.get(method) ?? []),
+    resultChecks: chain.flatMap((entry) => entry.resultChecks.get(method) ?? []),
   };
 }
 
@@ -218,7 +311,8 @@ function planOf(type: Class, method: string): Plan {
  */
 export function methodSecured(type: Class, method: string): boolean {
   const plan = planOf(type, method);
-  return !plan.open && (plan.authorities !== undefined || plan.checks.length > 0);
+  return !plan.open &&
+    (plan.authorities !== undefined || plan.checks.length > 0 || plan.resultChecks.length > 0);
 }
 
 /**

@@ -11,11 +11,11 @@
  */
 import type { SecurityRequirement, SecurityScheme } from "../openapi/api_docs.ts";
 import type { DocumentedGuard } from "../openapi/documented_route.ts";
-import { securedAuthorities } from "./method_security.ts";
+import { methodSecured, securedAuthorities } from "./method_security.ts";
 import { openRoute } from "./route_guard.ts";
 
-// The guard's own answers (their bodies say no more than RFC 6750's codes): 403 where `@Secured`
-// decides, as the route's own check answers.
+// The guard's own answers (their bodies say no more than RFC 6750's codes): 403 where `@Secured`,
+// `@PreAuthorize` or `@PostAuthorize` decides, as the route's own check answers.
 const REFUSED = Object.freeze({
   401: "No credentials, or refused ones (WWW-Authenticate says which scheme)",
 });
@@ -27,6 +27,7 @@ const DENIED = Object.freeze({
   ...REFUSED,
   403: "The caller lacks the authority the operation needs",
 });
+const OPEN_CHECKED = Object.freeze({ ...OPEN, 403: DENIED[403] });
 
 const asItIs = (authority: string): string => authority;
 
@@ -79,13 +80,15 @@ export function documentedGuard(
 ): DocumentedGuard {
   const securitySchemes = Object.fromEntries(schemes.map((s) => [s.name, s.scheme]));
   return (route) => {
+    const checked = route.method !== undefined &&
+      methodSecured(route.method.type, route.method.methodName);
     if (
       openRoute(route, { source: route.path, template: route.template }, permitAll)
     ) {
       // `{}` first: no credentials will do. A client that has some sends them, and the route
       // runs as their caller (Swagger UI sends what "Authorize" was given).
       const security = [{}, ...schemes.map(({ name }) => ({ [name]: [] }))];
-      return { securitySchemes, security, responses: OPEN };
+      return { securitySchemes, security, responses: checked ? OPEN_CHECKED : OPEN };
     }
     const authorities = route.method === undefined
       ? undefined
@@ -95,6 +98,6 @@ export function documentedGuard(
         ? [{ [name]: [] }]
         : authorities.map((authority) => ({ [name]: [requirementOf(authority)] }))
     );
-    return { securitySchemes, security, responses: authorities === undefined ? REFUSED : DENIED };
+    return { securitySchemes, security, responses: checked ? DENIED : REFUSED };
   };
 }

@@ -1,8 +1,9 @@
 // Method security on real workerd: the cases of tests/security/method_security_test.ts against
 // tests/fixtures/method_secured_edge.ts, bundled as tools/bundle_worker.ts bundles the sample app.
-// @Secured and @PreAuthorize refuse at the edge of a request (403, insufficient_scope where scopes
-// decide), a cron run has no caller (401 inside, unless @PermitAll()), and an @Async run keeps the
-// caller of the request that queued it across workerd's AsyncLocalStorage (`nodejs_als`).
+// @Secured, @PreAuthorize and @PostAuthorize refuse at the edge of a request (403,
+// insufficient_scope where scopes decide), a cron run has no caller (401 inside, unless
+// @PermitAll()), and an @Async run keeps the caller of the request that queued it across
+// workerd's AsyncLocalStorage (`nodejs_als`).
 //
 // serveWorker serves one worker; a cron trigger needs a second one, as in
 // tests/edge/workerd_scheduled_test.ts: it fires `env.APP.scheduled(...)` through a service
@@ -151,6 +152,19 @@ describe("method security on workerd", () => {
     const bobs = await get("/orders/statement/bob", ann);
     assert.equal(bobs.status, 403);
     await bobs.body?.cancel();
+  });
+
+  it("runs a @PostAuthorize method, then gives its result to its owner alone, leaking nothing", async () => {
+    const ann = await as({ sub: "ann", scope: "orders:read" });
+    assert.deepEqual(JSON.parse(await text("/orders/receipt/ann", ann)), {
+      owner: "ann",
+      secret: "receipt-secret-of-ann",
+    });
+    const bobs = await get("/orders/receipt/bob", ann);
+    assert.equal(bobs.status, 403);
+    assert.doesNotMatch(await bobs.text(), /receipt-secret/);
+    assert.doesNotMatch([...bobs.headers].join("\n"), /receipt-secret/);
+    assert.doesNotMatch(output(), /receipt-secret-of-bob/);
   });
 
   it("refuses a secured call in a cron run, which has no caller, and allows @PermitAll()", async () => {

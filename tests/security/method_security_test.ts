@@ -220,7 +220,7 @@ describe("method security", () => {
   it("stops bootstrap when the decorators are used without security()", async () => {
     await assert.rejects(
       bootstrap({ components: [Accounts] }),
-      /@Secured and @PreAuthorize need the security feature: import \{ security \}/,
+      /@Secured, @PreAuthorize and @PostAuthorize need the security feature: import \{ security \}/,
     );
   });
 

@@ -16,6 +16,7 @@ import { actuator } from "../../actuator.ts";
 import { openApi, type OpenApiDocument, openApiDocument } from "../../openapi.ts";
 import {
   PermitAll,
+  PostAuthorize,
   PreAuthorize,
   Secured,
   security,
@@ -44,6 +45,12 @@ class Orders {
   @PreAuthorize((caller) => caller.name !== "")
   count(): number {
     return 0;
+  }
+
+  @GetMapping("/mine")
+  @PostAuthorize((caller, owner: string) => owner === caller.name)
+  mine(): string {
+    return "someone";
   }
 
   @GetMapping("/open")
@@ -108,12 +115,15 @@ describe("the OpenAPI document of a secured app", () => {
         assert.deepEqual(security_(doc, "/orders/open"), optional);
         assert.deepEqual(security_(doc, "/public/news"), optional);
         assert.deepEqual(security_(doc, "/actuator/health"), optional);
-        // The guard's own answers: 401 on every guarded operation, 403 where @Secured decides.
+        // The guard's own answers: 401 on every guarded operation, 403 where @Secured,
+        // @PreAuthorize or @PostAuthorize decides.
         const responses = (path: string, method = "get") =>
           Object.keys((doc.paths[path][method] as { responses: object }).responses);
         assert.ok(responses("/orders/count").includes("401"));
-        assert.ok(!responses("/orders/count").includes("403"));
+        assert.ok(responses("/orders/count").includes("403"));
+        assert.ok(responses("/orders/mine").includes("403"));
         assert.ok(responses("/orders", "post").includes("403"));
+        assert.ok(!responses("/public/news").includes("403"));
         // Refused credentials are answered 401 there too; never 403.
         assert.ok(responses("/orders/open").includes("401"));
         assert.ok(!responses("/orders/open").includes("403"));
