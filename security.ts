@@ -37,6 +37,7 @@ import "./src/config/security_keys.ts";
 import "./src/config/security_scheme_keys.ts";
 
 export { security, type SecurityOptions } from "./src/security/security_setup.ts";
+export type { TokenValidator } from "./src/security/bearer_authenticator.ts";
 export type { SecurityFeature } from "./src/security/security_feature.ts";
 export { type Authentication, SecurityContext } from "./src/security/security_context.ts";
 export { Principal } from "./src/security/principal.ts";

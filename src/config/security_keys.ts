@@ -68,6 +68,11 @@ export const SECURITY_KEYS = {
     type: "list",
     default: [],
   },
+  // Each trusted issuer: `{ issuer-uri }` or `{ issuer, jwk-set-uri }`, with `audiences`; read and
+  // checked by the trusted issuers' settings.
+  "security.oauth2.resourceserver.jwt.issuers": {
+    type: "feature",
+  },
   // A duration, read by the settings of the resource server.
   "security.oauth2.resourceserver.jwt.clock-skew": {
     type: "feature",

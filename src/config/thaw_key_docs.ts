@@ -140,6 +140,8 @@ export const KEY_DOCS: Readonly<Record<SettingKey, string>> = {
     "What each authority of that claim is prefixed with (`SCOPE_read`).",
   "security.oauth2.resourceserver.jwt.roles-claim-name":
     "A claim holding roles, each an authority prefixed `ROLE_` (a dotted path reaches into objects: `realm_access.roles`).",
+  "security.oauth2.resourceserver.jwt.issuers":
+    "Many trusted issuers instead of one: each `{ issuer-uri }` or `{ issuer, jwk-set-uri }`, with `audiences` of its own; a token's `iss` picks one, and one not listed is refused before any fetch.",
   "security.oauth2.resourceserver.jwt.clock-skew":
     "How far a token's `exp` and `nbf` may be off the server's clock: `60s` when unset, a duration (`500ms`, `PT1M`; a number is ms).",
   "thaw.broadcast.transport":

@@ -4,7 +4,8 @@
  * one, 403 with `error="insufficient_scope"` (and the scopes that would do) when the caller lacks
  * an authority, 400 with `error="invalid_request"` for a request that gives a token wrongly. The
  * body holds the RFC's code and nothing else: why a token was refused is the log line's, never
- * the client's (a reason would help a forger). Pure; the realm and the scopes are made safe for a
+ * the client's (a reason would help a forger), but for the words of a validator the app wrote,
+ * sent as `error_description`. Pure; the realm, the scopes and a description are made safe for a
  * header whatever they hold.
  *
  * @module
@@ -16,8 +17,11 @@ export type BearerRefusal =
   | { readonly kind: "missing" }
   /** The `Authorization` header is not one `Bearer <token>`, or the token came twice. */
   | { readonly kind: "invalid-request" }
-  /** The token was refused (expired, forged, for another audience...): the log says which. */
-  | { readonly kind: "invalid-token" }
+  /**
+   * The token was refused (expired, forged, for another audience...): the log says which.
+   * `description`: the app's own words (a validator's), sent as `error_description`.
+   */
+  | { readonly kind: "invalid-token"; readonly description?: string | undefined }
   /** The caller is known but lacks what the route needs; `scopes`: those that would do. */
   | { readonly kind: "insufficient-scope"; readonly scopes?: readonly string[] };
 
@@ -69,6 +73,10 @@ export function bearerAnswer(refusal: BearerRefusal, realm?: string): BearerAnsw
   }
   const [code, status] = CODES[refusal.kind];
   params.push(`error="${code}"`);
+  if (refusal.kind === "invalid-token" && refusal.description !== undefined) {
+    const description = describable(refusal.description);
+    if (description !== "") params.push(`error_description="${description}"`);
+  }
   if (refusal.kind === "insufficient-scope") {
     const scopes = (refusal.scopes ?? []).filter((scope) => SCOPE_TOKEN.test(scope));
     if (scopes.length > 0) params.push(`scope="${scopes.join(" ")}"`);
@@ -89,6 +97,25 @@ export function bearerResponse(answer: BearerAnswer): Response {
     status: answer.status,
     headers: answer.headers,
   });
+}
+
+/** The longest `error_description` sent: a sentence, not a document. */
+const MAX_DESCRIPTION = 200;
+
+/**
+ * An `error_description` (RFC 6750, 3: `%x20-21 / %x23-5B / %x5D-7E`, so neither `"` nor `\`):
+ * every other character left out, cut at {@linkcode MAX_DESCRIPTION} characters.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { describable } from "./bearer_answer.ts";
+ *
+ * assert.equal(describable('tenant "x"\r\nSet-Cookie: y'), "tenant xSet-Cookie: y");
+ * ```
+ */
+export function describable(text: string): string {
+  return text.replace(/[^\x20\x21\x23-\x5B\x5D-\x7E]/g, "").slice(0, MAX_DESCRIPTION);
 }
 
 // RFC 6749, appendix A.4: scope-token = 1*( %x21 / %x23-5B / %x5D-7E ).

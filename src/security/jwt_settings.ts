@@ -123,17 +123,35 @@ export function jwtSettings(
   else if (pem !== undefined) keys = { kind: "public-key", pem };
   else if (issuer !== undefined) keys = { kind: "discovery", issuer };
   else return undefined;
-  const authoritiesClaim = settings.get(`${PREFIX}.authorities-claim-name`);
-  const rolesClaim = settings.get(`${PREFIX}.roles-claim-name`);
-  const read: JwtSettings = {
+  return Object.freeze({
+    ...sharedJwtSettings(settings),
     keys,
     audiences: settings.get(`${PREFIX}.audiences`),
+    ...definedFields({ issuer }),
+  });
+}
+
+/** What every issuer's tokens are checked and read by: all the settings but the issuer's own. */
+export type SharedJwtSettings = Omit<JwtSettings, "keys" | "issuer" | "audiences">;
+
+/**
+ * The settings every issuer shares (`jws-algorithms`, `principal-claim-name`, the authorities'
+ * mapping, `clock-skew`), each checked: a `ConfigError` names the key of a value that cannot be
+ * used.
+ */
+export function sharedJwtSettings(
+  settings: Pick<ThawSettings, "get" | "where">,
+): SharedJwtSettings {
+  const where = (key: string): string => settings.where(`${PREFIX}.${key}`);
+  const authoritiesClaim = settings.get(`${PREFIX}.authorities-claim-name`);
+  const rolesClaim = settings.get(`${PREFIX}.roles-claim-name`);
+  return {
     algorithms: jwsAlgorithms(settings.get(`${PREFIX}.jws-algorithms`), where("jws-algorithms")),
     principalClaim: settings.get(`${PREFIX}.principal-claim-name`),
     authorityPrefix: settings.get(`${PREFIX}.authority-prefix`),
     clockSkewMs: clockSkew(settings.get(`${PREFIX}.clock-skew`), where("clock-skew")),
+    ...definedFields({ authoritiesClaim, rolesClaim }),
   };
-  return Object.freeze({ ...read, ...definedFields({ issuer, authoritiesClaim, rolesClaim }) });
 }
 
 /**
@@ -188,7 +206,8 @@ export function clockSkew(value: unknown, where: string): number {
   return durationKey(value, where, { max: MAX_CLOCK_SKEW_MS });
 }
 
-function checkUrl(value: string, where: string): void {
+/** A `ConfigError` at `where` unless `value` is an http(s) URL. */
+export function checkUrl(value: string, where: string): void {
   let url: URL | undefined;
   try {
     url = new URL(value);

@@ -48,7 +48,7 @@ export interface JwtVerifierOptions {
 }
 
 /** A longer token is refused before it is parsed: no issuer's token is near 64 KiB. */
-const MAX_TOKEN_LENGTH = 65_536;
+export const MAX_TOKEN_LENGTH = 65_536;
 
 /**
  * Verifies bearer tokens against the settings of `security.oauth2.resourceserver.jwt.*`. Made
@@ -147,6 +147,14 @@ export class JwtVerifier {
       }
       throw failureOf(error);
     }
+  }
+
+  /**
+   * The token's claims as it says them, nothing verified: for choosing which issuer's verifier
+   * checks it, never for trusting it. Throws on a token that is not a JWT.
+   */
+  unverifiedClaims(token: string): Readonly<Record<string, unknown>> {
+    return this.#jose.decodeJwt(token);
   }
 
   /**

@@ -15,15 +15,12 @@ import { DefinitionError } from "../context/errors.ts";
 import type { CompiledRoute, FallbackAnswer, RouteGuard } from "../web/compile.ts";
 import type { Logger } from "../web/error_responder.ts";
 import type { GuardHost } from "../web/guard_host.ts";
-import { authoritiesOf } from "./authorities.ts";
 import type { ApiKeyAuthenticator } from "./api_keys.ts";
 import type { BasicAuthenticator } from "./basic_authenticator.ts";
 import type { BearerRefusal } from "./bearer_answer.ts";
-import { hasControlCharacter } from "./basic_credentials.ts";
+import type { BearerAuthenticator } from "./bearer_authenticator.ts";
 import { bearerToken } from "./bearer_token.ts";
 import { type Challenges, refusalResponse } from "./challenges.ts";
-import type { JwtSettings } from "./jwt_settings.ts";
-import type { JwtVerifier } from "./jwt_verifier.ts";
 import { methodSecured } from "./method_security.ts";
 import { permitted } from "./permit_all.ts";
 import { isPrincipal } from "./principal.ts";
@@ -35,10 +32,7 @@ import { TokenFailure } from "./token_failure.ts";
 /** What the guard of every route is made of. */
 export interface GuardParts {
   /** Bearer tokens, when a JWT key source is set. */
-  readonly bearer?: {
-    readonly verifier: Pick<JwtVerifier, "verify">;
-    readonly jwt: JwtSettings;
-  } | undefined;
+  readonly bearer?: BearerAuthenticator | undefined;
   /** HTTP Basic, when the app has a `UserDetailsService` bean. */
   readonly basic?: Pick<BasicAuthenticator, "authenticate"> | undefined;
   /** API keys, when keys are configured. */
@@ -228,15 +222,7 @@ function guard(
       if (found.kind === "token") {
         let caller: Authentication;
         try {
-          const { jwt, verifier } = bearer;
-          const { claims } = await verifier.verify(found.token);
-          const name = Object.hasOwn(claims, jwt.principalClaim)
-            ? claims[jwt.principalClaim]
-            : undefined;
-          if (typeof name !== "string" || name === "" || hasControlCharacter(name)) {
-            throw new TokenFailure("missing-claim", { claim: jwt.principalClaim, unusable: true });
-          }
-          caller = { name, authorities: authoritiesOf(claims, jwt), claims };
+          caller = await bearer.authenticate(found.token);
         } catch (error) {
           const failure = error instanceof TokenFailure ? error : new TokenFailure("malformed");
           const cause = failure.reason === "keys-unavailable" && failure.cause instanceof Error
@@ -244,7 +230,7 @@ function guard(
             : "";
           warn(`${label}: ${failure.message}${cause}`);
           record({ scheme: "bearer", outcome: "failure", reason: failure.reason });
-          return refuse(c, { kind: "invalid-token" });
+          return refuse(c, { kind: "invalid-token", description: failure.description });
         }
         record(BEARER_SUCCESS);
         return runAs(caller, next);

@@ -17,6 +17,13 @@ import { basicChallenge } from "./basic_credentials.ts";
 import { apiKeyChallenge, type Challenges } from "./challenges.ts";
 import { optionalApi } from "../actuator/opentelemetry.ts";
 import { NO_EVENTS, type SecurityEvents } from "./authentication_events.ts";
+import {
+  IssuerAuthenticator,
+  JwtAuthenticator,
+  type TokenValidator,
+} from "./bearer_authenticator.ts";
+import { trustedIssuers } from "./trusted_issuers.ts";
+import type { JwtSettings } from "./jwt_settings.ts";
 import { jwtSettings } from "./jwt_settings.ts";
 import { JwtVerifier } from "./jwt_verifier.ts";
 import { MethodSecurityInterceptor } from "./method_security.ts";
@@ -37,6 +44,12 @@ import { registerCallContext } from "../web/call_context.ts";
 export interface SecurityOptions {
   /** The `realm` of the `WWW-Authenticate` challenges; none when left out. */
   readonly realm?: string | undefined;
+  /**
+   * The app's own checks of a verified token's claims, run in order after the signature, `exp`,
+   * `iss` and `aud`: one that answers a text refuses the token (`401`, `invalid_token`, the text
+   * as `error_description`); one that throws refuses it too, and the log says why.
+   */
+  readonly validators?: readonly TokenValidator[] | undefined;
 }
 
 /**
@@ -60,29 +73,44 @@ export interface SecurityOptions {
  * @see https://github.com/thaw/thaw/blob/main/docs/security.md
  */
 export function security(options: SecurityOptions = {}): SecurityFeature {
-  checkOptionsObject(options, "security(options)", ["realm"]);
-  const { realm } = options as SecurityOptions;
+  checkOptionsObject(options, "security(options)", ["realm", "validators"]);
+  const { realm, validators = [] } = options as SecurityOptions;
   if (realm !== undefined && typeof realm !== "string") {
     throw new TypeError("security({ realm }): give a text");
   }
-  return securityFeature((settings, host) => setUp(settings, host, realm));
+  if (!Array.isArray(validators) || validators.some((v) => typeof v !== "function")) {
+    throw new TypeError(
+      "security({ validators }): give a list of functions (claims) => string | undefined",
+    );
+  }
+  const checks = Object.freeze([...validators]);
+  return securityFeature((settings, host) => setUp(settings, host, realm, checks));
 }
 
 async function setUp(
   settings: ThawSettings,
   { logger, context }: SetupHost,
   realm: string | undefined,
+  validators: readonly TokenValidator[],
 ): Promise<FeatureFactory> {
   const jwt = jwtSettings(settings);
+  const issuers = trustedIssuers(settings);
+  if (jwt === undefined && issuers === undefined && validators.length > 0) {
+    throw new ConfigError(
+      "security({ validators }): the validators check bearer tokens, and none are on: set " +
+        "security.oauth2.resourceserver.jwt.issuer-uri (or jwk-set-uri, public-key, " +
+        "public-key-location)",
+    );
+  }
   const keys = apiKeySettings(settings);
   const permitAllWhere = settings.where("security.permit-all");
   const permitAll = checkPermitAll(settings.get("security.permit-all"), permitAllWhere);
-  const bearer = jwt === undefined ? undefined : {
-    jwt,
-    verifier: await JwtVerifier.create(jwt, {
-      onKeyFetchFailed: (error) => logger.error(`security: ${error.message}`),
-    }),
-  };
+  const onKeyFetchFailed = (error: Error) => logger.error(`security: ${error.message}`);
+  const bearer = jwt !== undefined
+    ? new JwtAuthenticator(await JwtVerifier.create(jwt, { onKeyFetchFailed }), jwt, validators)
+    : issuers !== undefined
+    ? await issuerAuthenticator(issuers, validators, onKeyFetchFailed)
+    : undefined;
   const apiKeys = keys === undefined ? undefined : await ApiKeyAuthenticator.create(keys);
   // An SSE stream's pulls and a socket's events run as calls of the request that opened them.
   registerCallContext(keepCaller);
@@ -147,6 +175,25 @@ async function setUp(
     // Both: the host's for openApi() folded after, the internals' for openApiDocument(app).
     return { guard, documentedGuard: documented, internals: { documentedGuard: documented } };
   };
+}
+
+// One verifier per trusted issuer, none of which fetches anything before a token of its issuer.
+async function issuerAuthenticator(
+  issuers: readonly JwtSettings[],
+  validators: readonly TokenValidator[],
+  onKeyFetchFailed: (error: Error) => void,
+): Promise<IssuerAuthenticator> {
+  const byIssuer = new Map<string, JwtAuthenticator>();
+  const verifiers: JwtVerifier[] = [];
+  for (const issuer of issuers) {
+    const verifier = await JwtVerifier.create(issuer, { onKeyFetchFailed });
+    verifiers.push(verifier);
+    // Each entry has its issuer: trustedIssuers reads none without.
+    byIssuer.set(String(issuer.issuer), new JwtAuthenticator(verifier, issuer, validators));
+  }
+  // Any verifier's jose reads a token's claims: the first one's does.
+  const [decoder] = verifiers;
+  return new IssuerAuthenticator(byIssuer, (token) => decoder.unverifiedClaims(token));
 }
 
 // `security.permit-all`, each a route's path (or a path and `/**`): a `*` but the final `/**`, or a

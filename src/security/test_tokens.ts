@@ -25,8 +25,11 @@ export interface TestTokenOptions {
 export interface TestClaims {
   /** The caller's name: `user` unless given. */
   readonly sub?: string;
+  /** The scopes (`SCOPE_` authorities): a list, or a space-separated text as issuers send it. */
   readonly scope?: string | readonly string[];
+  /** The roles (`ROLE_` authorities), in the claim `rolesClaim` names. */
   readonly roles?: readonly string[];
+  /** Any other claim, as it is. */
   readonly [claim: string]: unknown;
 }
 

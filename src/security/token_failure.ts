@@ -1,10 +1,12 @@
 /**
  * Why a bearer token was not accepted: a closed set of reasons, for the log line and the
  * failures' metric. The token is never part of one (nor any text it carries: a claim's value
- * would let a client write into the log), so a failure can be logged and counted as it is.
+ * would let a client write into the log), so a failure can be logged and counted as it is. The
+ * one text of the app's own, a validator's, is shown escaped.
  *
  * @module
  */
+import { printable, shownValue } from "../shown_value.ts";
 
 /** Every reason a token is refused for, in the order a check meets them. */
 export const TOKEN_FAILURE_REASONS = [
@@ -30,6 +32,8 @@ export const TOKEN_FAILURE_REASONS = [
   "wrong-audience",
   /** A claim that must be there is missing or of the wrong type (`exp`, the principal's). */
   "missing-claim",
+  /** A check of the app's own (`security({ validators })`) refused it, or could not answer. */
+  "validator",
 ] as const;
 
 /** Why a token was refused. */
@@ -47,6 +51,7 @@ const DESCRIPTIONS: Readonly<Record<TokenFailureReason, string>> = {
   "wrong-issuer": "the token is from another issuer",
   "wrong-audience": "the token is for another audience",
   "missing-claim": "the token lacks a claim it must have",
+  "validator": "a validator of the app refused the token",
 };
 
 /** What a failure is made with besides its reason. */
@@ -58,13 +63,17 @@ export interface TokenFailureOptions extends ErrorOptions {
   readonly claim?: string | undefined;
   /** For `missing-claim`: the claim is there, but is not what it must be (a name that is no text). */
   readonly unusable?: boolean | undefined;
+  /** For `validator`: which one of `security({ validators })`, from 0. */
+  readonly validator?: number | undefined;
+  /** For `validator`: the text it refused the token with, the client's `error_description`. */
+  readonly description?: string | undefined;
 }
 
 /**
  * A token refused: its `reason`, and a message made of the reason alone (never of the token, nor
  * of what it says), and of the name of the claim that is missing. Only `keys-unavailable` has a
- * `cause`, the fetch's error (which names URLs, nothing of the token); jose's own errors are never
- * kept, since they hold the token's claims.
+ * `cause`, the fetch's error (which names URLs, nothing of the token), and `validator` one that
+ * threw; jose's own errors are never kept, since they hold the token's claims.
  *
  * @example
  * ```ts
@@ -85,6 +94,11 @@ export class TokenFailure extends Error {
   readonly reason: TokenFailureReason;
   /** For `missing-claim`, the claim that is missing (or not usable), where it is known. */
   readonly claim: string | undefined;
+  /**
+   * For `validator`, the text the app's validator refused the token with: the app's words, told
+   * to the client as `error_description` (the only reason that is).
+   */
+  readonly description: string | undefined;
 
   /**
    * Creates the failure.
@@ -93,12 +107,27 @@ export class TokenFailure extends Error {
    * @param options the check's own error as `cause`; the claim of a `missing-claim`
    */
   constructor(reason: TokenFailureReason, options: TokenFailureOptions = {}) {
-    const { claim, unusable, ...errorOptions } = options;
-    super(`bearer token refused (${reason}): ${describe(reason, claim, unusable)}`, errorOptions);
+    const { claim, unusable, validator, description, ...errorOptions } = options;
+    const said = reason === "validator"
+      ? validatorSaid(validator, description, errorOptions.cause)
+      : describe(reason, claim, unusable);
+    super(`bearer token refused (${reason}): ${said}`, errorOptions);
     this.name = "TokenFailure";
     this.reason = reason;
     this.claim = reason === "missing-claim" ? claim : undefined;
+    this.description = reason === "validator" ? description : undefined;
   }
+}
+
+// A validator's words, shown safely (the app may have put a claim's value in them), or why it
+// could not answer.
+function validatorSaid(index: number | undefined, description: string | undefined, cause: unknown) {
+  const which = `validator ${index ?? "?"} of security({ validators })`;
+  if (description !== undefined) return `${which}: ${shownValue(description)}`;
+  const why = cause instanceof Error ? cause.message : String(cause);
+  return `${which} could not answer: ${
+    printable(why.length > 200 ? `${why.slice(0, 200)}...` : why)
+  }`;
 }
 
 function describe(

@@ -127,6 +127,34 @@ describe("bearerAnswer", () => {
     }
   });
 
+  it("sends a validator's description with every character a header cannot carry left out", () => {
+    for (const c of CHARACTERS) {
+      for (const description of [c, `a${c}b`, `${c}", error="none`, `\\${c}`]) {
+        const header = sent(
+          bearerAnswer({ kind: "invalid-token", description }, "r").headers["www-authenticate"],
+        );
+        assert.match(header, /^[\x20-\x7E]*$/, JSON.stringify(description));
+        const kept = description.replace(/[^\x20\x21\x23-\x5B\x5D-\x7E]/g, "");
+        assert.deepEqual(
+          [...parseChallenge(header)],
+          [
+            ["realm", "r"],
+            ["error", "invalid_token"],
+            ...(kept === "" ? [] : [["error_description", kept]]),
+          ],
+          JSON.stringify(description),
+        );
+      }
+    }
+    // A sentence, not a document.
+    const long = bearerAnswer({ kind: "invalid-token", description: "x".repeat(10_000) });
+    assert.equal(
+      parseChallenge(long.headers["www-authenticate"]).get("error_description"),
+      "x".repeat(200),
+    );
+    assert.equal(long.body, '{"error":"invalid_token"}');
+  });
+
   it("holds for any realm and scopes", () => {
     const anyText = fc.string({
       unit: fc.oneof(fc.integer({ min: 0, max: 0xFF }), fc.integer({ min: 0, max: 0xFFFF }))
