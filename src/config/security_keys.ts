@@ -63,6 +63,20 @@ export const SECURITY_KEYS = {
   "security.oauth2.resourceserver.jwt.roles-claim-name": {
     type: "string",
   },
+  // Opaque tokens (RFC 7662), Spring Boot's names: checked by the introspection endpoint.
+  "security.oauth2.resourceserver.opaquetoken.introspection-uri": {
+    type: "string",
+  },
+  "security.oauth2.resourceserver.opaquetoken.client-id": {
+    type: "string",
+  },
+  "security.oauth2.resourceserver.opaquetoken.client-secret": {
+    type: "string",
+  },
+  // A duration, read by the opaque tokens' settings: how long an active token's answer is kept.
+  "security.oauth2.resourceserver.opaquetoken.cache-ttl": {
+    type: "feature",
+  },
   // Path patterns of routes any caller may reach, checked by the security feature.
   "security.permit-all": {
     type: "list",

@@ -142,6 +142,14 @@ export const KEY_DOCS: Readonly<Record<SettingKey, string>> = {
     "A claim holding roles, each an authority prefixed `ROLE_` (a dotted path reaches into objects: `realm_access.roles`).",
   "security.oauth2.resourceserver.jwt.issuers":
     "Many trusted issuers instead of one: each `{ issuer-uri }` or `{ issuer, jwk-set-uri }`, with `audiences` of its own; a token's `iss` picks one, and one not listed is refused before any fetch.",
+  "security.oauth2.resourceserver.opaquetoken.introspection-uri":
+    "The introspection endpoint (RFC 7662) that checks opaque bearer tokens, instead of JWT keys.",
+  "security.oauth2.resourceserver.opaquetoken.client-id":
+    "The resource server's client id at the introspection endpoint (HTTP Basic).",
+  "security.oauth2.resourceserver.opaquetoken.client-secret":
+    "The resource server's client secret at the introspection endpoint (HTTP Basic).",
+  "security.oauth2.resourceserver.opaquetoken.cache-ttl":
+    "How long an active token's introspection is kept (never past its `exp`): `60s` when unset, `0` keeps none.",
   "security.oauth2.resourceserver.jwt.clock-skew":
     "How far a token's `exp` and `nbf` may be off the server's clock: `60s` when unset, a duration (`500ms`, `PT1M`; a number is ms).",
   "thaw.broadcast.transport":

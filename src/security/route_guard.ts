@@ -225,11 +225,17 @@ function guard(
           caller = await bearer.authenticate(found.token);
         } catch (error) {
           const failure = error instanceof TokenFailure ? error : new TokenFailure("malformed");
-          const cause = failure.reason === "keys-unavailable" && failure.cause instanceof Error
+          const unavailable = failure.reason === "keys-unavailable" ||
+            failure.reason === "introspection-unavailable";
+          const cause = unavailable && failure.cause instanceof Error
             ? ` (${failure.cause.message})`
             : "";
           warn(`${label}: ${failure.message}${cause}`);
           record({ scheme: "bearer", outcome: "failure", reason: failure.reason });
+          // No verdict on the token: the client may send it again in a moment.
+          if (failure.reason === "introspection-unavailable") {
+            return earlyAnswer(c, busyResponse("the token could not be checked now"));
+          }
           return refuse(c, { kind: "invalid-token", description: failure.description });
         }
         record(BEARER_SUCCESS);
@@ -250,7 +256,9 @@ function guard(
       warn(`${label}: ${SCHEME_NAMES[result.scheme]} refused (${result.reason})`);
       record({ scheme: result.scheme, outcome: "failure", reason: result.reason });
       // Not a verdict on the credentials: the client may send them again in a moment.
-      if (result.reason === "busy") return earlyAnswer(c, busyResponse());
+      if (result.reason === "busy") {
+        return earlyAnswer(c, busyResponse("too many password checks at once"));
+      }
     } else if (opens?.(c)) return next(); // no credentials of a scheme that is on
     return refuse(c, { kind: "missing" });
   };
@@ -266,9 +274,10 @@ function guard(
   };
 }
 
-// The answer to a request whose password could not be checked now: every place was taken.
-function busyResponse(): Response {
-  return new Response('{"error":"too many password checks at once; try again"}', {
+// The answer to a request whose credentials could not be checked now: every place for a password
+// check was taken, or the introspection endpoint did not answer.
+function busyResponse(why: string): Response {
+  return new Response(`{"error":"${why}; try again"}`, {
     status: 503,
     headers: { "retry-after": "1", "content-type": "application/json" },
   });

@@ -44,14 +44,18 @@ export interface DocumentedScheme {
 }
 
 /**
- * The JWT resource server's scheme: `bearerAuth`, HTTP bearer of JWTs. `@Secured("SCOPE_x")` is
+ * The resource server's scheme: `bearerAuth`, HTTP bearer of JWTs (of no stated format for
+ * opaque tokens). `@Secured("SCOPE_x")` is
  * listed as the scope `x`; another authority (`ROLE_ADMIN`) as itself, as OpenAPI 3.1 lets a
  * non-OAuth scheme list the roles it needs.
  */
-export function bearerScheme(scopePrefix: string): DocumentedScheme {
+export function bearerScheme(scopePrefix: string, jwt = true): DocumentedScheme {
   return {
     name: "bearerAuth",
-    scheme: { type: "http", scheme: "bearer", bearerFormat: "JWT" },
+    // An opaque token has no format a client could rely on.
+    scheme: jwt
+      ? { type: "http", scheme: "bearer", bearerFormat: "JWT" }
+      : { type: "http", scheme: "bearer" },
     requirementOf: (authority) =>
       authority.startsWith(scopePrefix) ? authority.slice(scopePrefix.length) : authority,
   };

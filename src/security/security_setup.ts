@@ -23,8 +23,9 @@ import {
   type TokenValidator,
 } from "./bearer_authenticator.ts";
 import { trustedIssuers } from "./trusted_issuers.ts";
-import type { JwtSettings } from "./jwt_settings.ts";
-import { jwtSettings } from "./jwt_settings.ts";
+import { type JwtSettings, jwtSettings, sharedJwtSettings } from "./jwt_settings.ts";
+import { opaqueTokenSettings } from "./opaque_token_settings.ts";
+import { TokenIntrospector } from "./token_introspector.ts";
 import { JwtVerifier } from "./jwt_verifier.ts";
 import { MethodSecurityInterceptor } from "./method_security.ts";
 import { routeGuard } from "./route_guard.ts";
@@ -95,7 +96,15 @@ async function setUp(
 ): Promise<FeatureFactory> {
   const jwt = jwtSettings(settings);
   const issuers = trustedIssuers(settings);
-  if (jwt === undefined && issuers === undefined && validators.length > 0) {
+  const opaque = opaqueTokenSettings(settings);
+  if (opaque !== undefined && (jwt !== undefined || issuers !== undefined)) {
+    throw new ConfigError(
+      `${settings.where("security.oauth2.resourceserver.opaquetoken.introspection-uri")}: ` +
+        "the bearer tokens are either JWTs (security.oauth2.resourceserver.jwt.*) or opaque " +
+        "ones checked by introspection: set one",
+    );
+  }
+  if (jwt === undefined && issuers === undefined && opaque === undefined && validators.length > 0) {
     throw new ConfigError(
       "security({ validators }): the validators check bearer tokens, and none are on: set " +
         "security.oauth2.resourceserver.jwt.issuer-uri (or jwk-set-uri, public-key, " +
@@ -110,6 +119,8 @@ async function setUp(
     ? new JwtAuthenticator(await JwtVerifier.create(jwt, { onKeyFetchFailed }), jwt, validators)
     : issuers !== undefined
     ? await issuerAuthenticator(issuers, validators, onKeyFetchFailed)
+    : opaque !== undefined
+    ? new TokenIntrospector(opaque, sharedJwtSettings(settings), validators)
     : undefined;
   const apiKeys = keys === undefined ? undefined : await ApiKeyAuthenticator.create(keys);
   // An SSE stream's pulls and a socket's events run as calls of the request that opened them.
@@ -138,7 +149,9 @@ async function setUp(
       throw new ConfigError(
         "security(): no scheme to authenticate callers by: set " +
           "security.oauth2.resourceserver.jwt.issuer-uri (or jwk-set-uri, public-key, " +
-          "public-key-location) for bearer tokens, security.api-keys.keys for API keys, or " +
+          "public-key-location, or jwt.issuers) for bearer tokens, " +
+          "security.oauth2.resourceserver.opaquetoken.introspection-uri for opaque ones, " +
+          "security.api-keys.keys for API keys, or " +
           "register a bean that extends UserDetailsService for HTTP Basic",
       );
     }
@@ -167,7 +180,7 @@ async function setUp(
     });
     // One entry per scheme turned on: each appears in the OpenAPI document.
     const schemes: DocumentedScheme[] = [
-      ...(bearer === undefined ? [] : [bearerScheme(authorityPrefix)]),
+      ...(bearer === undefined ? [] : [bearerScheme(authorityPrefix, opaque === undefined)]),
       ...(basic === undefined ? [] : [basicScheme()]),
       ...(apiKeys === undefined ? [] : [apiKeyScheme(header)]),
     ];

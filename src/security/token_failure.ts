@@ -34,6 +34,10 @@ export const TOKEN_FAILURE_REASONS = [
   "missing-claim",
   /** A check of the app's own (`security({ validators })`) refused it, or could not answer. */
   "validator",
+  /** The introspection endpoint says the (opaque) token is not active. */
+  "inactive",
+  /** The introspection endpoint could not answer: no verdict on the token (answered 503). */
+  "introspection-unavailable",
 ] as const;
 
 /** Why a token was refused. */
@@ -52,6 +56,8 @@ const DESCRIPTIONS: Readonly<Record<TokenFailureReason, string>> = {
   "wrong-audience": "the token is for another audience",
   "missing-claim": "the token lacks a claim it must have",
   "validator": "a validator of the app refused the token",
+  "inactive": "the introspection endpoint says the token is not active",
+  "introspection-unavailable": "the introspection endpoint could not check the token",
 };
 
 /** What a failure is made with besides its reason. */
@@ -72,8 +78,8 @@ export interface TokenFailureOptions extends ErrorOptions {
 /**
  * A token refused: its `reason`, and a message made of the reason alone (never of the token, nor
  * of what it says), and of the name of the claim that is missing. Only `keys-unavailable` has a
- * `cause`, the fetch's error (which names URLs, nothing of the token), and `validator` one that
- * threw; jose's own errors are never kept, since they hold the token's claims.
+ * `cause`, the fetch's error (which names URLs, nothing of the token), as
+ * `introspection-unavailable` has, and `validator` one that threw; jose's own errors are never kept, since they hold the token's claims.
  *
  * @example
  * ```ts

@@ -1,0 +1,143 @@
+/**
+ * Opaque bearer tokens checked by the authorization server's introspection endpoint (RFC 7662):
+ * a `POST` of the token with the resource server's client credentials (HTTP Basic), whose answer
+ * says whether it is `active` and what it claims. An active token's caller is kept (see
+ * {@linkcode IntrospectionCache}) and one introspection serves every request that waits on the
+ * same token. An endpoint that cannot answer (down, slow, a status other than 200, no JSON) is
+ * not a verdict on the token: `introspection-unavailable`, which the guard answers `503`.
+ *
+ * @module
+ */
+import { maskUrls } from "../config/secrets_mask.ts";
+import type { SharedJwtSettings } from "./jwt_settings.ts";
+import { IntrospectionCache } from "./introspection_cache.ts";
+import { type BearerAuthenticator, callerOf, type TokenValidator } from "./bearer_authenticator.ts";
+import { MAX_TOKEN_LENGTH } from "./jwt_verifier.ts";
+import type { OpaqueTokenSettings } from "./opaque_token_settings.ts";
+import type { Authentication } from "./security_context.ts";
+import { TokenFailure } from "./token_failure.ts";
+
+/** What an introspector is made with besides its settings: for tests. */
+export interface IntrospectorOptions {
+  /** The wall clock, for `exp`, `nbf` and the cache (epoch ms). */
+  readonly now?: () => number;
+  /** The fetch of the endpoint. */
+  readonly fetch?: typeof fetch;
+  /** How long one introspection may take, in ms (5 s). */
+  readonly timeoutMs?: number;
+}
+
+/** Checks opaque tokens at the introspection endpoint; see the module's note. */
+export class TokenIntrospector implements BearerAuthenticator {
+  readonly #settings: OpaqueTokenSettings;
+  readonly #claims: SharedJwtSettings;
+  readonly #validators: readonly TokenValidator[];
+  readonly #cache: IntrospectionCache;
+  readonly #pending = new Map<string, Promise<Authentication>>();
+  readonly #authorization: string;
+  readonly #now: () => number;
+  readonly #fetch: typeof fetch;
+  readonly #timeoutMs: number;
+
+  /**
+   * @param settings the endpoint, the client credentials and the cache's time to live
+   * @param claims how a token's claims give its caller (`principal-claim-name`, the
+   *   authorities' claims) and the clock skew for `exp` and `nbf`
+   * @param validators the app's own checks of an active token's claims
+   */
+  constructor(
+    settings: OpaqueTokenSettings,
+    claims: SharedJwtSettings,
+    validators: readonly TokenValidator[],
+    options: IntrospectorOptions = {},
+  ) {
+    this.#settings = settings;
+    this.#claims = claims;
+    this.#validators = validators;
+    this.#cache = new IntrospectionCache(settings.cacheTtlMs);
+    // RFC 6749, 2.3.1: each part form-encoded, then HTTP Basic.
+    this.#authorization = `Basic ${
+      btoa(`${formEncoded(settings.clientId)}:${formEncoded(settings.clientSecret)}`)
+    }`;
+    this.#now = options.now ?? (() => Date.now());
+    this.#fetch = options.fetch ?? ((input, init) => fetch(input, init));
+    this.#timeoutMs = options.timeoutMs ?? 5_000;
+  }
+
+  async authenticate(token: string): Promise<Authentication> {
+    if (token.length > MAX_TOKEN_LENGTH) throw new TokenFailure("malformed");
+    const digest = await digestOf(token);
+    const kept = this.#cache.get(digest, this.#now());
+    if (kept !== undefined) return kept;
+    let pending = this.#pending.get(digest);
+    if (pending === undefined) {
+      pending = this.#introspect(token, digest).finally(() => this.#pending.delete(digest));
+      this.#pending.set(digest, pending);
+    }
+    return await pending;
+  }
+
+  async #introspect(token: string, digest: string): Promise<Authentication> {
+    const claims = await this.#ask(token);
+    if (claims.active !== true) throw new TokenFailure("inactive");
+    const now = this.#now();
+    const skew = this.#claims.clockSkewMs;
+    const exp = typeof claims.exp === "number" ? claims.exp * 1000 : undefined;
+    if (exp !== undefined && exp + skew <= now) throw new TokenFailure("expired");
+    if (typeof claims.nbf === "number" && claims.nbf * 1000 - skew > now) {
+      throw new TokenFailure("not-yet-valid");
+    }
+    const caller = callerOf(claims, this.#claims, this.#validators);
+    this.#cache.set(digest, caller, now, exp === undefined ? undefined : exp + skew);
+    return caller;
+  }
+
+  /** The endpoint's answer, or `introspection-unavailable` saying why there is none. */
+  async #ask(token: string): Promise<Record<string, unknown>> {
+    const uri = this.#settings.introspectionUri;
+    const unavailable = (why: string, cause?: unknown) =>
+      new TokenFailure("introspection-unavailable", {
+        cause: new Error(`${maskUrls(uri)}: ${why}`, cause === undefined ? undefined : { cause }),
+      });
+    let response: Response;
+    try {
+      response = await this.#fetch(uri, {
+        method: "POST",
+        redirect: "manual",
+        signal: AbortSignal.timeout(this.#timeoutMs),
+        headers: {
+          authorization: this.#authorization,
+          accept: "application/json",
+          "content-type": "application/x-www-form-urlencoded",
+        },
+        body: new URLSearchParams({ token, token_type_hint: "access_token" }).toString(),
+      });
+    } catch (error) {
+      throw unavailable(`no answer: ${(error as Error).message}`, error);
+    }
+    if (response.status !== 200) {
+      await response.body?.cancel();
+      throw unavailable(`answered ${response.status}, not 200`);
+    }
+    let body: unknown;
+    try {
+      body = await response.json();
+    } catch (error) {
+      throw unavailable("answered something that is not JSON", error);
+    }
+    if (typeof body !== "object" || body === null || Array.isArray(body)) {
+      throw unavailable("answered JSON that is not an object");
+    }
+    return body as Record<string, unknown>;
+  }
+}
+
+function formEncoded(text: string): string {
+  return new URLSearchParams({ x: text }).toString().slice(2);
+}
+
+// The cache's key: a token is a credential, and may be 64 KiB long.
+async function digestOf(token: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(token));
+  return btoa(String.fromCharCode(...new Uint8Array(digest)));
+}
