@@ -52,6 +52,10 @@ export {
   type SecuredDecorator,
 } from "./src/security/method_security.ts";
 export { AccessDeniedError } from "./src/security/access_denied_error.ts";
+export { TokenClient, type TokenClientOptions } from "./src/security/token_client.ts";
+export { TokenClientError } from "./src/security/token_client_error.ts";
+export { relay } from "./src/security/token_relay.ts";
+export type { ClientRegistration, TokenEndpoint } from "./src/security/client_registrations.ts";
 export { hashPassword } from "./src/security/password_hash.ts";
 export {
   type TestClaims,

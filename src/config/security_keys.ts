@@ -77,6 +77,14 @@ export const SECURITY_KEYS = {
   "security.oauth2.resourceserver.opaquetoken.cache-ttl": {
     type: "feature",
   },
+  // Calls to other services with a token of their own (client credentials), Spring Boot's names:
+  // each registration by name, read and checked by the client registrations' settings.
+  "security.oauth2.client.registration": {
+    type: "feature",
+  },
+  "security.oauth2.client.provider": {
+    type: "feature",
+  },
   // Path patterns of routes any caller may reach, checked by the security feature.
   "security.permit-all": {
     type: "list",

@@ -150,6 +150,10 @@ export const KEY_DOCS: Readonly<Record<SettingKey, string>> = {
     "The resource server's client secret at the introspection endpoint (HTTP Basic).",
   "security.oauth2.resourceserver.opaquetoken.cache-ttl":
     "How long an active token's introspection is kept (never past its `exp`): `60s` when unset, `0` keeps none.",
+  "security.oauth2.client.registration":
+    "Each service the app calls with a token of its own (client credentials), by name: `client-id`, `client-secret`, `scope`, and `token-uri` or a `provider`; each is a `TokenClient` bean of that name.",
+  "security.oauth2.client.provider":
+    "Authorization servers by name, for the registrations: `token-uri`, or `issuer-uri` whose discovery document names it.",
   "security.oauth2.resourceserver.jwt.clock-skew":
     "How far a token's `exp` and `nbf` may be off the server's clock: `60s` when unset, a duration (`500ms`, `PT1M`; a number is ms).",
   "thaw.broadcast.transport":

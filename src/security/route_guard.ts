@@ -28,6 +28,7 @@ import type { SchemeResult } from "./scheme_authentication.ts";
 import { type Authentication, runAs } from "./security_context.ts";
 import { NO_EVENTS, type SecurityEvents } from "./authentication_events.ts";
 import { TokenFailure } from "./token_failure.ts";
+import { rememberToken } from "./token_relay.ts";
 
 /** What the guard of every route is made of. */
 export interface GuardParts {
@@ -223,6 +224,7 @@ function guard(
         let caller: Authentication;
         try {
           caller = await bearer.authenticate(found.token);
+          rememberToken(caller, found.token);
         } catch (error) {
           const failure = error instanceof TokenFailure ? error : new TokenFailure("malformed");
           const unavailable = failure.reason === "keys-unavailable" ||

@@ -25,6 +25,8 @@ import {
 import { trustedIssuers } from "./trusted_issuers.ts";
 import { type JwtSettings, jwtSettings, sharedJwtSettings } from "./jwt_settings.ts";
 import { opaqueTokenSettings } from "./opaque_token_settings.ts";
+import { clientRegistrations } from "./client_registrations.ts";
+import { TokenClient } from "./token_client.ts";
 import { TokenIntrospector } from "./token_introspector.ts";
 import { JwtVerifier } from "./jwt_verifier.ts";
 import { MethodSecurityInterceptor } from "./method_security.ts";
@@ -136,6 +138,14 @@ async function setUp(
     challenges: () => challenges,
     onDenied: (line) => warn(line),
   });
+  for (const registration of clientRegistrations(settings)) {
+    context.registerBean({
+      name: registration.name,
+      type: TokenClient,
+      source: registration.where,
+      create: () => Promise.resolve(new TokenClient(registration)),
+    });
+  }
   context.registerBean({
     name: "thaw.methodSecurityInterceptor",
     type: MethodSecurityInterceptor,
