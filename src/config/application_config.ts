@@ -83,10 +83,12 @@ export function isSecretKey(key: string): boolean {
  */
 export function configSecrets(config: LoadedConfig): string[] {
   const out = [...fileSecrets(config)];
-  // The resource server's `jwt` section holds where public keys are and which claims to read (an
-  // audience such as `users`): masked, each would garble every message naming the same word. Its
-  // keys are judged by their own names.
+  // The resource server's `jwt` and `opaquetoken` sections hold where public keys and the
+  // introspection endpoint are and which claims to read (an audience such as `users`): masked, each
+  // would garble every message naming the same word. Their keys are judged by their own names
+  // (`client-secret` is one).
   const jwt = configValue(config.values, "security.oauth2.resourceserver.jwt");
+  const opaque = configValue(config.values, "security.oauth2.resourceserver.opaquetoken");
   const walk = (value: unknown, secret: boolean): void => {
     // Text only: a number or a flag under `token-ttl` or `auth-enabled` is no secret, and masking
     // every `3600` or `true` would garble the message.
@@ -96,7 +98,7 @@ export function configSecrets(config: LoadedConfig): string[] {
       for (const item of value) walk(item, secret);
     } else if (typeof value === "object" && value !== null) {
       for (const [key, child] of Object.entries(value)) {
-        walk(child, secret || (child !== jwt && isSecretKey(key)));
+        walk(child, secret || (child !== jwt && child !== opaque && isSecretKey(key)));
       }
     }
   };

@@ -116,7 +116,8 @@ export class IssuerAuthenticator implements BearerAuthenticator {
 
 /** A JWT checked against one issuer's settings. */
 export class JwtAuthenticator implements BearerAuthenticator {
-  readonly #verifier: Pick<JwtVerifier, "verify">;
+  /** The verifier of the tokens' signatures and standard claims. */
+  readonly verifier: JwtVerifier;
   readonly #jwt: JwtSettings;
   readonly #validators: readonly TokenValidator[];
 
@@ -126,17 +127,17 @@ export class JwtAuthenticator implements BearerAuthenticator {
    * @param validators the app's own checks, run after the verifier's
    */
   constructor(
-    verifier: Pick<JwtVerifier, "verify">,
+    verifier: JwtVerifier,
     jwt: JwtSettings,
     validators: readonly TokenValidator[] = [],
   ) {
-    this.#verifier = verifier;
+    this.verifier = verifier;
     this.#jwt = jwt;
     this.#validators = validators;
   }
 
   async authenticate(token: string): Promise<Authentication> {
-    const { claims } = await this.#verifier.verify(token);
+    const { claims } = await this.verifier.verify(token);
     return callerOf(claims, this.#jwt, this.#validators);
   }
 }

@@ -11,7 +11,12 @@ import { definedFields } from "../defined_fields.ts";
 import type { Clock } from "../runtime/clock.ts";
 import { importOptional } from "../runtime/optional_module.ts";
 import type { JwtSettings } from "./jwt_settings.ts";
-import { type JsonFetcher, type KeyLookup, RemoteKeySet } from "./remote_key_set.ts";
+import {
+  type JsonFetcher,
+  type KeyLookup,
+  RemoteKeySet,
+  type SourceHealth,
+} from "./remote_key_set.ts";
 import { TokenFailure, type TokenFailureReason } from "./token_failure.ts";
 
 type Jose = typeof import("jose");
@@ -59,6 +64,7 @@ export const MAX_TOKEN_LENGTH = 65_536;
 export class JwtVerifier {
   readonly #jose: Jose;
   readonly #key: VerifyKey;
+  readonly #keySet: RemoteKeySet | undefined;
   readonly #options: Parameters<Jose["jwtVerify"]>[2];
   readonly #now: () => number;
 
@@ -67,9 +73,11 @@ export class JwtVerifier {
     key: VerifyKey,
     settings: JwtSettings,
     now: () => number,
+    keySet?: RemoteKeySet,
   ) {
     this.#jose = jose;
     this.#key = key;
+    this.#keySet = keySet;
     this.#now = now;
     this.#options = {
       algorithms: [...settings.algorithms],
@@ -100,13 +108,14 @@ export class JwtVerifier {
     const clock = options.clock ?? { now: () => Date.now(), monotonic: () => performance.now() };
     const source = settings.keys;
     let key: VerifyKey;
+    let keySet: RemoteKeySet | undefined;
     if (source.kind === "public-key" || source.kind === "public-key-location") {
       const pem = source.kind === "public-key"
         ? source.pem
         : await readKeyFile(source.path, options.readFile);
       key = await publicKey(jose, pem, settings.algorithms, source.kind);
     } else {
-      const keySet = new RemoteKeySet(
+      keySet = new RemoteKeySet(
         jose,
         source.kind === "jwk-set" ? () => Promise.resolve(source.url) : discover(source.issuer),
         {
@@ -123,7 +132,7 @@ export class JwtVerifier {
       );
       key = keySet.lookup;
     }
-    return new JwtVerifier(jose, key, settings, () => clock.now());
+    return new JwtVerifier(jose, key, settings, () => clock.now(), keySet);
   }
 
   /**
@@ -147,6 +156,14 @@ export class JwtVerifier {
       }
       throw failureOf(error);
     }
+  }
+
+  /**
+   * The state of the issuer's key set for the health check (see `RemoteKeySet.health`);
+   * `undefined` for a public key, which has nothing to fetch.
+   */
+  health(): Promise<SourceHealth> | undefined {
+    return this.#keySet?.health();
   }
 
   /**

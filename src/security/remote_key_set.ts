@@ -130,6 +130,17 @@ export class RemoteKeySet {
   }) as KeyLookup;
 
   /**
+   * Whether keys are held, for the health check: without any, a fetch is tried first (joining one
+   * under way, within the backoff), and the answer names the last fetch's failure. Keys held while
+   * the last fetch failed still verify: up.
+   */
+  async health(): Promise<SourceHealth> {
+    if (this.#keys === undefined) await this.#refresh();
+    if (this.#keys !== undefined) return { up: true };
+    return { up: false, error: this.#lastError?.message ?? "no keys fetched yet" };
+  }
+
+  /**
    * Fetches the set unless the cooldown forbids it, joining a fetch under way. Resolves to whether
    * a fetch ran (that one or the one joined); never rejects: a failure is `onFetchFailed`'s.
    */
@@ -228,6 +239,13 @@ export class RemoteKeySet {
       throw new Error(`${url}: ${what} is not JSON`, { cause: error });
     }
   }
+}
+
+/** A key source or an endpoint, as the security health component reports it. */
+export interface SourceHealth {
+  readonly up: boolean;
+  /** Why it is down. */
+  readonly error?: string;
 }
 
 /** Fetches JSON from a URL (`what` names it in errors), within the set's timeout. */

@@ -23,8 +23,14 @@ import {
   type TokenValidator,
 } from "./bearer_authenticator.ts";
 import { trustedIssuers } from "./trusted_issuers.ts";
-import { type JwtSettings, jwtSettings, sharedJwtSettings } from "./jwt_settings.ts";
-import { opaqueTokenSettings } from "./opaque_token_settings.ts";
+import {
+  type JwtSettings,
+  jwtSettings,
+  type SharedJwtSettings,
+  sharedJwtSettings,
+} from "./jwt_settings.ts";
+import { type OpaqueTokenSettings, opaqueTokenSettings } from "./opaque_token_settings.ts";
+import { type HealthSource, securityHealth } from "./security_health.ts";
 import { clientRegistrations } from "./client_registrations.ts";
 import { TokenClient } from "./token_client.ts";
 import { TokenIntrospector } from "./token_introspector.ts";
@@ -117,13 +123,16 @@ async function setUp(
   const permitAllWhere = settings.where("security.permit-all");
   const permitAll = checkPermitAll(settings.get("security.permit-all"), permitAllWhere);
   const onKeyFetchFailed = (error: Error) => logger.error(`security: ${error.message}`);
+  const sources: HealthSource[] = [];
   const bearer = jwt !== undefined
-    ? new JwtAuthenticator(await JwtVerifier.create(jwt, { onKeyFetchFailed }), jwt, validators)
+    ? await jwtAuthenticator(jwt, validators, onKeyFetchFailed, sources)
     : issuers !== undefined
-    ? await issuerAuthenticator(issuers, validators, onKeyFetchFailed)
+    ? await issuerAuthenticator(issuers, validators, onKeyFetchFailed, sources)
     : opaque !== undefined
-    ? new TokenIntrospector(opaque, sharedJwtSettings(settings), validators)
+    ? introspector(opaque, sharedJwtSettings(settings), validators, sources)
     : undefined;
+  // Served by the actuator's health, where the app has it; a record nobody reads otherwise.
+  if (sources.length > 0) context.register(securityHealth(sources));
   const apiKeys = keys === undefined ? undefined : await ApiKeyAuthenticator.create(keys);
   // An SSE stream's pulls and a socket's events run as calls of the request that opened them.
   registerCallContext(keepCaller);
@@ -200,19 +209,48 @@ async function setUp(
   };
 }
 
+// The verifier of one issuer's tokens; its key set, where it has one, reported by the health.
+async function jwtAuthenticator(
+  jwt: JwtSettings,
+  validators: readonly TokenValidator[],
+  onKeyFetchFailed: (error: Error) => void,
+  sources: HealthSource[],
+): Promise<JwtAuthenticator> {
+  const verifier = await JwtVerifier.create(jwt, { onKeyFetchFailed });
+  // A public key has nothing to fetch: no source to report.
+  if (jwt.keys.kind === "discovery" || jwt.keys.kind === "jwk-set") {
+    const url = jwt.keys.kind === "jwk-set" ? jwt.keys.url : jwt.keys.issuer;
+    const check = () => verifier.health() ?? Promise.resolve({ up: true });
+    sources.push({ kind: "issuer", url, check });
+  }
+  return new JwtAuthenticator(verifier, jwt, validators);
+}
+
+function introspector(
+  opaque: OpaqueTokenSettings,
+  claims: SharedJwtSettings,
+  validators: readonly TokenValidator[],
+  sources: HealthSource[],
+): TokenIntrospector {
+  const made = new TokenIntrospector(opaque, claims, validators);
+  sources.push({ kind: "introspection", url: opaque.introspectionUri, check: () => made.health() });
+  return made;
+}
+
 // One verifier per trusted issuer, none of which fetches anything before a token of its issuer.
 async function issuerAuthenticator(
   issuers: readonly JwtSettings[],
   validators: readonly TokenValidator[],
   onKeyFetchFailed: (error: Error) => void,
+  sources: HealthSource[],
 ): Promise<IssuerAuthenticator> {
   const byIssuer = new Map<string, JwtAuthenticator>();
   const verifiers: JwtVerifier[] = [];
   for (const issuer of issuers) {
-    const verifier = await JwtVerifier.create(issuer, { onKeyFetchFailed });
-    verifiers.push(verifier);
+    const authenticator = await jwtAuthenticator(issuer, validators, onKeyFetchFailed, sources);
+    verifiers.push(authenticator.verifier);
     // Each entry has its issuer: trustedIssuers reads none without.
-    byIssuer.set(String(issuer.issuer), new JwtAuthenticator(verifier, issuer, validators));
+    byIssuer.set(String(issuer.issuer), authenticator);
   }
   // Any verifier's jose reads a token's claims: the first one's does.
   const [decoder] = verifiers;

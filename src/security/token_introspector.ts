@@ -16,6 +16,7 @@ import { MAX_TOKEN_LENGTH } from "./jwt_verifier.ts";
 import type { OpaqueTokenSettings } from "./opaque_token_settings.ts";
 import type { Authentication } from "./security_context.ts";
 import { TokenFailure } from "./token_failure.ts";
+import type { SourceHealth } from "./remote_key_set.ts";
 
 /** What an introspector is made with besides its settings: for tests. */
 export interface IntrospectorOptions {
@@ -92,6 +93,20 @@ export class TokenIntrospector implements BearerAuthenticator {
     return caller;
   }
 
+  /**
+   * Whether the endpoint answers an introspection with the client's credentials, for the health
+   * check: a probe with a token no server issued, which costs the endpoint one answer.
+   */
+  async health(): Promise<SourceHealth> {
+    try {
+      await this.#ask(HEALTH_PROBE);
+      return { up: true };
+    } catch (error) {
+      const cause = (error as Error).cause;
+      return { up: false, error: cause instanceof Error ? cause.message : String(error) };
+    }
+  }
+
   /** The endpoint's answer, or `introspection-unavailable` saying why there is none. */
   async #ask(token: string): Promise<Record<string, unknown>> {
     const uri = this.#settings.introspectionUri;
@@ -131,6 +146,9 @@ export class TokenIntrospector implements BearerAuthenticator {
     return body as Record<string, unknown>;
   }
 }
+
+/** The token the health check introspects: no server issues one of this shape. */
+const HEALTH_PROBE = "thaw-health-probe.not-a-token";
 
 function formEncoded(text: string): string {
   return new URLSearchParams({ x: text }).toString().slice(2);

@@ -438,4 +438,21 @@ describe("configSecrets", () => {
     }, () => undefined);
     assert.deepEqual(configSecrets(config), ["eyJhbGciOiJFUzI1NiJ9.e30.c2lnbmF0dXJl"]);
   });
+
+  it("shows the introspection endpoint and client id, and counts the client secret", () => {
+    const config = resolveConfig({
+      security: {
+        oauth2: {
+          resourceserver: {
+            opaquetoken: {
+              "introspection-uri": "https://login.example.com/oauth2/introspect",
+              "client-id": "orders-api",
+              "client-secret": "s3cret-of-orders",
+            },
+          },
+        },
+      },
+    }, () => undefined);
+    assert.deepEqual(configSecrets(config), ["s3cret-of-orders"]);
+  });
 });
