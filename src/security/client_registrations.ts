@@ -164,7 +164,9 @@ function fieldsOf(
   return entry as Record<string, unknown>;
 }
 
+// A number is taken as its text: YAML reads `client-id: 12345` as one.
 function text(value: unknown, at: string, what: string): string {
+  if (typeof value === "number" && Number.isFinite(value)) return String(value);
   if (typeof value !== "string" || value === "") throw new ConfigError(`${at}: give ${what}`);
   return value;
 }

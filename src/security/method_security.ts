@@ -120,7 +120,7 @@ export function PreAuthorize<A extends unknown[]>(
 export type PostAuthorizeDecorator<A extends unknown[], R> = <
   This,
   Args extends [...A, ...unknown[]],
-  Result extends R | Promise<R>,
+  Result extends R | PromiseLike<R>,
 >(
   value: (this: This, ...args: Args) => Result,
   context: ClassMethodDecoratorContext<This, (this: This, ...args: Args) => Result>,
@@ -223,9 +223,18 @@ export class MethodSecurityInterceptor implements MethodInterceptor {
     if (plan.resultChecks.length === 0) return ran;
     // The result is never named: not in the error, not in the log line.
     const refuse = () => this.#deny(plan, "result");
-    return ran instanceof Promise
-      ? ran.then((result) => runResultChecks(plan, caller, result, args, 0, refuse))
-      : runResultChecks(plan, caller, ran, args, 0, refuse);
+    if (ran instanceof Promise) {
+      return ran.then((result) => runResultChecks(plan, caller, result, args, 0, refuse));
+    }
+    // A thenable that is no promise (a query builder that runs when awaited) holds no result yet,
+    // and handing it on would let its rows through unchecked.
+    if (isThenable(ran)) {
+      throw new TypeError(
+        `${plan.where}: @PostAuthorize cannot check a result that runs when awaited (a query ` +
+          "builder): make the method async and return the awaited rows",
+      );
+    }
+    return runResultChecks(plan, caller, ran, args, 0, refuse);
   }
 
   #deny(plan: Plan, reason: AccessDenial, scopes?: readonly string[]): never {
@@ -256,6 +265,11 @@ function runChecks(
     if (held !== true) refuse();
   }
   return next();
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (typeof value === "object" || typeof value === "function") && value !== null &&
+    typeof (value as { then?: unknown }).then === "function";
 }
 
 // The result's checks from `i` on, as `runChecks` runs its own; then the result.

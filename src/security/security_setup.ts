@@ -17,24 +17,10 @@ import { basicChallenge } from "./basic_credentials.ts";
 import { apiKeyChallenge, type Challenges } from "./challenges.ts";
 import { optionalApi } from "../actuator/opentelemetry.ts";
 import { NO_EVENTS, type SecurityEvents } from "./authentication_events.ts";
-import {
-  IssuerAuthenticator,
-  JwtAuthenticator,
-  type TokenValidator,
-} from "./bearer_authenticator.ts";
-import { trustedIssuers } from "./trusted_issuers.ts";
-import {
-  type JwtSettings,
-  jwtSettings,
-  type SharedJwtSettings,
-  sharedJwtSettings,
-} from "./jwt_settings.ts";
-import { type OpaqueTokenSettings, opaqueTokenSettings } from "./opaque_token_settings.ts";
-import { type HealthSource, securityHealth } from "./security_health.ts";
+import type { TokenValidator } from "./bearer_authenticator.ts";
+import { bearerSetup } from "./bearer_setup.ts";
 import { clientRegistrations } from "./client_registrations.ts";
 import { TokenClient } from "./token_client.ts";
-import { TokenIntrospector } from "./token_introspector.ts";
-import { JwtVerifier } from "./jwt_verifier.ts";
 import { MethodSecurityInterceptor } from "./method_security.ts";
 import { routeGuard } from "./route_guard.ts";
 import { keepCaller } from "./security_context.ts";
@@ -102,37 +88,10 @@ async function setUp(
   realm: string | undefined,
   validators: readonly TokenValidator[],
 ): Promise<FeatureFactory> {
-  const jwt = jwtSettings(settings);
-  const issuers = trustedIssuers(settings);
-  const opaque = opaqueTokenSettings(settings);
-  if (opaque !== undefined && (jwt !== undefined || issuers !== undefined)) {
-    throw new ConfigError(
-      `${settings.where("security.oauth2.resourceserver.opaquetoken.introspection-uri")}: ` +
-        "the bearer tokens are either JWTs (security.oauth2.resourceserver.jwt.*) or opaque " +
-        "ones checked by introspection: set one",
-    );
-  }
-  if (jwt === undefined && issuers === undefined && opaque === undefined && validators.length > 0) {
-    throw new ConfigError(
-      "security({ validators }): the validators check bearer tokens, and none are on: set " +
-        "security.oauth2.resourceserver.jwt.issuer-uri (or jwk-set-uri, public-key, " +
-        "public-key-location)",
-    );
-  }
   const keys = apiKeySettings(settings);
   const permitAllWhere = settings.where("security.permit-all");
   const permitAll = checkPermitAll(settings.get("security.permit-all"), permitAllWhere);
-  const onKeyFetchFailed = (error: Error) => logger.error(`security: ${error.message}`);
-  const sources: HealthSource[] = [];
-  const bearer = jwt !== undefined
-    ? await jwtAuthenticator(jwt, validators, onKeyFetchFailed, sources)
-    : issuers !== undefined
-    ? await issuerAuthenticator(issuers, validators, onKeyFetchFailed, sources)
-    : opaque !== undefined
-    ? introspector(opaque, sharedJwtSettings(settings), validators, sources)
-    : undefined;
-  // Served by the actuator's health, where the app has it; a record nobody reads otherwise.
-  if (sources.length > 0) context.register(securityHealth(sources));
+  const { bearer, opaque } = await bearerSetup(settings, validators, logger, context);
   const apiKeys = keys === undefined ? undefined : await ApiKeyAuthenticator.create(keys);
   // An SSE stream's pulls and a socket's events run as calls of the request that opened them.
   registerCallContext(keepCaller);
@@ -147,14 +106,7 @@ async function setUp(
     challenges: () => challenges,
     onDenied: (line) => warn(line),
   });
-  for (const registration of clientRegistrations(settings)) {
-    context.registerBean({
-      name: registration.name,
-      type: TokenClient,
-      source: registration.where,
-      create: () => Promise.resolve(new TokenClient(registration)),
-    });
-  }
+  registerTokenClients(settings, context);
   context.registerBean({
     name: "thaw.methodSecurityInterceptor",
     type: MethodSecurityInterceptor,
@@ -199,7 +151,7 @@ async function setUp(
     });
     // One entry per scheme turned on: each appears in the OpenAPI document.
     const schemes: DocumentedScheme[] = [
-      ...(bearer === undefined ? [] : [bearerScheme(authorityPrefix, opaque === undefined)]),
+      ...(bearer === undefined ? [] : [bearerScheme(authorityPrefix, !opaque)]),
       ...(basic === undefined ? [] : [basicScheme()]),
       ...(apiKeys === undefined ? [] : [apiKeyScheme(header)]),
     ];
@@ -209,52 +161,16 @@ async function setUp(
   };
 }
 
-// The verifier of one issuer's tokens; its key set, where it has one, reported by the health.
-async function jwtAuthenticator(
-  jwt: JwtSettings,
-  validators: readonly TokenValidator[],
-  onKeyFetchFailed: (error: Error) => void,
-  sources: HealthSource[],
-): Promise<JwtAuthenticator> {
-  const verifier = await JwtVerifier.create(jwt, { onKeyFetchFailed });
-  // A public key has nothing to fetch: no source to report.
-  if (jwt.keys.kind === "discovery" || jwt.keys.kind === "jwk-set") {
-    const url = jwt.keys.kind === "jwk-set" ? jwt.keys.url : jwt.keys.issuer;
-    const check = () => verifier.health() ?? Promise.resolve({ up: true });
-    sources.push({ kind: "issuer", url, check });
+// A `TokenClient` bean per configured registration, by its name.
+function registerTokenClients(settings: ThawSettings, context: ApplicationContext): void {
+  for (const registration of clientRegistrations(settings)) {
+    context.registerBean({
+      name: registration.name,
+      type: TokenClient,
+      source: registration.where,
+      create: () => Promise.resolve(new TokenClient(registration)),
+    });
   }
-  return new JwtAuthenticator(verifier, jwt, validators);
-}
-
-function introspector(
-  opaque: OpaqueTokenSettings,
-  claims: SharedJwtSettings,
-  validators: readonly TokenValidator[],
-  sources: HealthSource[],
-): TokenIntrospector {
-  const made = new TokenIntrospector(opaque, claims, validators);
-  sources.push({ kind: "introspection", url: opaque.introspectionUri, check: () => made.health() });
-  return made;
-}
-
-// One verifier per trusted issuer, none of which fetches anything before a token of its issuer.
-async function issuerAuthenticator(
-  issuers: readonly JwtSettings[],
-  validators: readonly TokenValidator[],
-  onKeyFetchFailed: (error: Error) => void,
-  sources: HealthSource[],
-): Promise<IssuerAuthenticator> {
-  const byIssuer = new Map<string, JwtAuthenticator>();
-  const verifiers: JwtVerifier[] = [];
-  for (const issuer of issuers) {
-    const authenticator = await jwtAuthenticator(issuer, validators, onKeyFetchFailed, sources);
-    verifiers.push(authenticator.verifier);
-    // Each entry has its issuer: trustedIssuers reads none without.
-    byIssuer.set(String(issuer.issuer), authenticator);
-  }
-  // Any verifier's jose reads a token's claims: the first one's does.
-  const [decoder] = verifiers;
-  return new IssuerAuthenticator(byIssuer, (token) => decoder.unverifiedClaims(token));
 }
 
 // `security.permit-all`, each a route's path (or a path and `/**`): a `*` but the final `/**`, or a

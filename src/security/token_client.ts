@@ -104,15 +104,18 @@ export class TokenClient {
   /**
    * `fetch(input, init)` with `Authorization: Bearer <token>`. A `401` answer drops the token
    * and sends the call once more with a new one, unless its body is a stream (which cannot be
-   * sent twice): then the `401` is the answer.
+   * sent twice): then the `401` is the answer. A redirect is answered as it is
+   * (`redirect: "manual"`) unless `init` says otherwise.
    */
   async fetch(input: string | URL | Request, init?: RequestInit): Promise<Response> {
     const held = await this.#current();
     const first = await this.#fetch(withToken(input, init, held.value));
-    if (first.status !== 401 || !replayable(input, init)) return first;
-    await first.body?.cancel();
-    // Another call may have renewed it already: only the token this call used is dropped.
+    if (first.status !== 401) return first;
+    // Another call may have renewed it already: only the token this call used is dropped, and
+    // it is dropped whether this call is sent again or not.
     if (this.#held === held) this.#held = undefined;
+    if (!replayable(input, init)) return first;
+    await first.body?.cancel();
     const renewed = await this.#current();
     return await this.#fetch(withToken(input, init, renewed.value));
   }
@@ -120,13 +123,39 @@ export class TokenClient {
   #current(): Promise<HeldToken> {
     const held = this.#held;
     if (held !== undefined && this.#now() < held.renewAt) return Promise.resolve(held);
-    this.#pending ??= this.#request().then(
-      (token) => {
-        this.#held = token;
-        return token;
-      },
-    ).finally(() => this.#pending = undefined);
-    return this.#pending;
+    if (this.#pending === undefined) {
+      const pending: Promise<HeldToken> = this.#request().then(
+        (token) => {
+          this.#held = token;
+          return token;
+        },
+      ).finally(() => {
+        if (this.#pending === pending) this.#pending = undefined;
+      });
+      this.#pending = pending;
+    }
+    return this.#join(this.#pending);
+  }
+
+  /**
+   * Waits for the token request under way, no longer than it may take: on workerd, a fetch whose
+   * request went away never settles, and would hold every call that joined it, and every later
+   * one. Given up on, it is forgotten, and the next call asks again.
+   */
+  async #join(pending: Promise<HeldToken>): Promise<HeldToken> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    // The discovery document and the token: two requests at most, each within the timeout.
+    const lost = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        if (this.#pending === pending) this.#pending = undefined;
+        reject(this.#error("the token request did not settle"));
+      }, 2 * this.#timeoutMs + 1_000);
+    });
+    try {
+      return await Promise.race([pending, lost]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   async #request(): Promise<HeldToken> {
@@ -155,9 +184,16 @@ export class TokenClient {
       );
     }
     // Counted from the request, which the server's clock started from at the latest.
-    const lifetime = typeof expiresIn === "number" && expiresIn > 0 ? expiresIn * 1000 : undefined;
+    // A number, or its text (some servers send "3599"); none: kept until a service answers 401.
+    const seconds = typeof expiresIn === "string" && /^\d+$/.test(expiresIn)
+      ? Number(expiresIn)
+      : expiresIn;
+    const lifetime = typeof seconds === "number" && Number.isFinite(seconds)
+      ? Math.max(0, seconds) * 1000
+      : undefined;
+    // One that expires at once is used once: the next call asks again.
     const renewAt = lifetime === undefined
-      ? Infinity // no expiry said: kept until the service answers 401
+      ? Infinity
       : sentAt + lifetime - Math.min(RENEW_BEFORE_MS, lifetime / 2);
     return { value, renewAt };
   }
@@ -191,7 +227,7 @@ export class TokenClient {
         signal: AbortSignal.timeout(this.#timeoutMs),
       });
     } catch (error) {
-      throw this.#error(`${what} ${maskUrls(url)} did not answer: ${(error as Error).message}`);
+      throw this.#error(maskUrls(`${what} ${url} did not answer: ${(error as Error).message}`));
     }
     let body: unknown;
     try {
@@ -225,8 +261,10 @@ function formEncoded(text: string): string {
   return new URLSearchParams({ x: text }).toString().slice(2);
 }
 
+// Redirects are not followed unless the call asks: a runtime that keeps Authorization across
+// origins would hand the token to whatever host a service redirects to.
 function withToken(input: string | URL | Request, init: RequestInit | undefined, token: string) {
-  const request = new Request(input, init);
+  const request = new Request(input, { redirect: "manual", ...init });
   request.headers.set("authorization", `Bearer ${token}`);
   return request;
 }

@@ -26,6 +26,8 @@ export interface IntrospectorOptions {
   readonly fetch?: typeof fetch;
   /** How long one introspection may take, in ms (5 s). */
   readonly timeoutMs?: number;
+  /** The audiences an active token's `aud` must hold one of; none: `aud` is not checked. */
+  readonly audiences?: readonly string[];
 }
 
 /** Checks opaque tokens at the introspection endpoint; see the module's note. */
@@ -39,12 +41,15 @@ export class TokenIntrospector implements BearerAuthenticator {
   readonly #now: () => number;
   readonly #fetch: typeof fetch;
   readonly #timeoutMs: number;
+  readonly #audiences: readonly string[];
 
   /**
    * @param settings the endpoint, the client credentials and the cache's time to live
    * @param claims how a token's claims give its caller (`principal-claim-name`, the
    *   authorities' claims) and the clock skew for `exp` and `nbf`
    * @param validators the app's own checks of an active token's claims
+   * @param options the clock, the fetch, the timeout, and the audiences an active token's `aud`
+   *   must hold one of (`jwt.audiences`; none: not checked)
    */
   constructor(
     settings: OpaqueTokenSettings,
@@ -52,6 +57,7 @@ export class TokenIntrospector implements BearerAuthenticator {
     validators: readonly TokenValidator[],
     options: IntrospectorOptions = {},
   ) {
+    this.#audiences = options.audiences ?? [];
     this.#settings = settings;
     this.#claims = claims;
     this.#validators = validators;
@@ -72,10 +78,39 @@ export class TokenIntrospector implements BearerAuthenticator {
     if (kept !== undefined) return kept;
     let pending = this.#pending.get(digest);
     if (pending === undefined) {
-      pending = this.#introspect(token, digest).finally(() => this.#pending.delete(digest));
-      this.#pending.set(digest, pending);
+      const made: Promise<Authentication> = this.#introspect(token, digest).finally(() => {
+        if (this.#pending.get(digest) === made) this.#pending.delete(digest);
+      });
+      pending = made;
+      this.#pending.set(digest, made);
     }
-    return await pending;
+    return await this.#join(pending, digest);
+  }
+
+  /**
+   * Waits for the introspection under way, no longer than it may take: on workerd, a fetch whose
+   * request went away never settles, and would hold every request with the same token. Given up
+   * on, it is forgotten, and the next request asks again.
+   */
+  async #join(pending: Promise<Authentication>, digest: string): Promise<Authentication> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const lost = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        if (this.#pending.get(digest) === pending) this.#pending.delete(digest);
+        reject(
+          new TokenFailure("introspection-unavailable", {
+            cause: new Error(
+              `${maskUrls(this.#settings.introspectionUri)}: the introspection did not settle`,
+            ),
+          }),
+        );
+      }, this.#timeoutMs + 1_000);
+    });
+    try {
+      return await Promise.race([pending, lost]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   async #introspect(token: string, digest: string): Promise<Authentication> {
@@ -88,7 +123,11 @@ export class TokenIntrospector implements BearerAuthenticator {
     if (typeof claims.nbf === "number" && claims.nbf * 1000 - skew > now) {
       throw new TokenFailure("not-yet-valid");
     }
-    const caller = callerOf(claims, this.#claims, this.#validators);
+    if (this.#audiences.length > 0 && !audienceHeld(claims.aud, this.#audiences)) {
+      throw new TokenFailure("wrong-audience");
+    }
+    // Frozen: one caller serves every request with the token while it is kept.
+    const caller = deepFrozen(callerOf(claims, this.#claims, this.#validators));
     this.#cache.set(digest, caller, now, exp === undefined ? undefined : exp + skew);
     return caller;
   }
@@ -128,7 +167,7 @@ export class TokenIntrospector implements BearerAuthenticator {
         body: new URLSearchParams({ token, token_type_hint: "access_token" }).toString(),
       });
     } catch (error) {
-      throw unavailable(`no answer: ${(error as Error).message}`, error);
+      throw unavailable(maskUrls(`no answer: ${(error as Error).message}`), error);
     }
     if (response.status !== 200) {
       await response.body?.cancel();
@@ -145,6 +184,20 @@ export class TokenIntrospector implements BearerAuthenticator {
     }
     return body as Record<string, unknown>;
   }
+}
+
+/** Whether `aud` (a text or a list) holds one of `audiences`. */
+function audienceHeld(aud: unknown, audiences: readonly string[]): boolean {
+  const held = typeof aud === "string" ? [aud] : Array.isArray(aud) ? aud : [];
+  return held.some((a) => typeof a === "string" && audiences.includes(a));
+}
+
+function deepFrozen<T>(value: T): T {
+  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFrozen(child);
+  }
+  return value;
 }
 
 /** The token the health check introspects: no server issues one of this shape. */

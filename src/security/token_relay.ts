@@ -16,7 +16,8 @@ export function rememberToken(caller: Authentication, token: string): void {
 
 /**
  * `fetch(input, init)` with `Authorization: Bearer` and the current caller's own token, as
- * Spring Cloud Gateway's `TokenRelay` sends it on: the next service sees the same caller. Throws
+ * Spring Cloud Gateway's `TokenRelay` sends it on: the next service sees the same caller. A
+ * redirect is answered as it is (`redirect: "manual"`) unless `init` says otherwise. Throws
  * where there is no such token (no caller, or one of HTTP Basic or an API key).
  *
  * @example Outside a request there is no caller, and nothing is sent
@@ -39,7 +40,9 @@ export async function relay(input: string | URL | Request, init?: RequestInit): 
         "; call with a TokenClient to send the app's own token",
     );
   }
-  const request = new Request(input, init);
+  // Redirects are not followed unless the call asks: a runtime that keeps Authorization across
+  // origins would hand the caller's token to whatever host the service redirects to.
+  const request = new Request(input, { redirect: "manual", ...init });
   request.headers.set("authorization", `Bearer ${token}`);
   return await fetch(request);
 }

@@ -189,7 +189,7 @@ describe("security({ validators })", () => {
     // With no bearer tokens on, a validator would check nothing.
     await assert.rejects(
       bootstrap({
-        config: { security: { "api-keys": { keys: [{ name: "ci", hash: "x".repeat(64) }] } } },
+        config: { security: { "api-keys": { keys: { ci: { key: "k".repeat(40) } } } } },
         security: security({ validators: [() => undefined] }),
         logger: memoryLogger(),
       }),

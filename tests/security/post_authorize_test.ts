@@ -32,6 +32,21 @@ interface Doc {
   readonly body: string;
 }
 
+class Built implements PromiseLike<Doc> {
+  readonly #doc: Doc;
+
+  constructor(doc: Doc) {
+    this.#doc = doc;
+  }
+
+  then<A = Doc, B = never>(
+    onFulfilled?: ((value: Doc) => A | PromiseLike<A>) | null,
+    onRejected?: ((reason: unknown) => B | PromiseLike<B>) | null,
+  ): PromiseLike<A | B> {
+    return Promise.resolve(this.#doc).then(onFulfilled, onRejected);
+  }
+}
+
 @Service()
 class Documents {
   // Raised in the body: a result check comes after it, a missing caller before it.
@@ -68,6 +83,14 @@ class Documents {
   twice(owner: string): Doc {
     this.calls++;
     return { owner, body: SECRET };
+  }
+
+  // Not a Promise, and not async: a thenable that runs when awaited, as a query builder does.
+  // Its rows are not there to check when it returns.
+  @PostAuthorize((caller, doc: Doc) => doc.owner === caller.name)
+  built(owner: string): PromiseLike<Doc> {
+    this.calls++;
+    return new Built({ owner, body: SECRET });
   }
 
   @PostAuthorize(() => {
@@ -239,6 +262,13 @@ describe("@PostAuthorize", () => {
         () => runAs(caller("ann"), () => documents.broken()),
         /the check itself failed/,
       );
+      // A thenable that is no promise holds no result yet: refused, and not handed on.
+      for (const owner of ["ann", "bob"]) {
+        assert.throws(
+          () => runAs(caller("ann"), () => documents.built(owner)),
+          /Documents\.built\(\): @PostAuthorize cannot check a result that runs when awaited/,
+        );
+      }
     } finally {
       await app.close();
     }

@@ -132,6 +132,54 @@ describe("TokenClient", () => {
     } as RequestInit);
     assert.equal(answer.status, 401);
     assert.deepEqual(service.calls, [{ authorization: "Bearer t1", body: "streamed" }]);
+    // The refused token is dropped all the same: the next call gets a new one.
+    assert.equal(await client.token(), "t2");
+  });
+
+  it("reads expires_in given as text, and asks again at once for one of 0", async () => {
+    reset();
+    let now = Date.now();
+    tokens.expiresIn = "300" as unknown as number;
+    const client = new TokenClient(registration(), { now: () => now });
+    assert.equal(await client.token(), "t1");
+    now += 200_000;
+    assert.equal(await client.token(), "t1");
+    tokens.expiresIn = 0;
+    now += 100_000;
+    assert.equal(await client.token(), "t2");
+    assert.equal(await client.token(), "t3");
+  });
+
+  it("does not follow a service's redirect with the token", async () => {
+    reset();
+    const elsewhere = await ServiceServer.start();
+    service.redirectTo = elsewhere.url;
+    try {
+      const client = new TokenClient(registration());
+      const answer = await client.fetch(service.url);
+      assert.equal(answer.status, 302);
+      await answer.body?.cancel();
+      assert.equal(elsewhere.calls.length, 0);
+    } finally {
+      service.redirectTo = undefined;
+      await elsewhere.down();
+    }
+  });
+
+  it("gives up on a token request that never settles, and asks again at the next call", async () => {
+    let asked = 0;
+    const client = new TokenClient(registration(), {
+      timeoutMs: 100,
+      // A fetch that neither answers nor hears its abort, as one whose request went away on
+      // workerd: only the client's own bound ends the wait.
+      fetch: () => {
+        asked++;
+        return new Promise<Response>(() => {});
+      },
+    });
+    await assert.rejects(client.token(), /the token request did not settle/);
+    await assert.rejects(client.token(), /the token request did not settle/);
+    assert.equal(asked, 2);
   });
 
   it("finds the provider's token endpoint in its discovery document", async () => {

@@ -146,6 +146,8 @@ export class ServiceServer extends LoopbackServer {
   readonly calls: ServiceCall[] = [];
   /** The tokens it takes; any other is answered 401. */
   readonly valid = new Set<string>();
+  /** Where every call is redirected (302) instead, when set. */
+  redirectTo: string | undefined;
 
   static async start(): Promise<ServiceServer> {
     const server = new ServiceServer(await freePort());
@@ -161,6 +163,10 @@ export class ServiceServer extends LoopbackServer {
     const body = await bodyOf(req);
     const authorization = req.headers.authorization;
     this.calls.push({ authorization, body });
+    if (this.redirectTo !== undefined) {
+      res.writeHead(302, { location: this.redirectTo }).end();
+      return;
+    }
     const token = authorization?.startsWith("Bearer ") ? authorization.slice(7) : undefined;
     if (token === undefined || !this.valid.has(token)) {
       res.writeHead(401, { "www-authenticate": 'Bearer error="invalid_token"' }).end();

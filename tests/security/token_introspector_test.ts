@@ -176,6 +176,68 @@ describe("opaque tokens", () => {
     }
   });
 
+  it("checks an active token's aud against jwt.audiences, and keeps its caller frozen", async () => {
+    endpoint.fault = { kind: "none" };
+    endpoint.tokens.set("for-orders", {
+      active: true,
+      sub: "ann",
+      aud: ["orders"],
+      exp: inAnHour(),
+    });
+    endpoint.tokens.set("for-billing", {
+      active: true,
+      sub: "ann",
+      aud: "billing",
+      exp: inAnHour(),
+    });
+    endpoint.tokens.set("for-nobody", { active: true, sub: "ann", exp: inAnHour() });
+    const introspector = new TokenIntrospector(
+      {
+        introspectionUri: endpoint.url,
+        clientId: "orders-api",
+        clientSecret: SECRET,
+        cacheTtlMs: 60_000,
+      },
+      SHARED,
+      [],
+      { audiences: ["orders"] },
+    );
+    const caller = await introspector.authenticate("for-orders");
+    assert.equal(caller.name, "ann");
+    // One caller serves every request with the token: none may change it for the next.
+    assert.ok(Object.isFrozen(caller) && Object.isFrozen(caller.claims));
+    assert.ok(Object.isFrozen(caller.authorities) && Object.isFrozen(caller.claims.aud));
+    for (const token of ["for-billing", "for-nobody"]) {
+      await assert.rejects(introspector.authenticate(token), /\(wrong-audience\)/);
+    }
+  });
+
+  it("gives up on an introspection that never settles, and asks again at the next request", async () => {
+    let asked = 0;
+    const introspector = new TokenIntrospector(
+      {
+        introspectionUri: endpoint.url,
+        clientId: "orders-api",
+        clientSecret: SECRET,
+        cacheTtlMs: 0,
+      },
+      SHARED,
+      [],
+      {
+        timeoutMs: 100,
+        // Neither answers nor hears its abort, as a fetch whose request went away on workerd.
+        fetch: () => {
+          asked++;
+          return new Promise<Response>(() => {});
+        },
+      },
+    );
+    for (let i = 0; i < 2; i++) {
+      await assert.rejects(introspector.authenticate("stuck"), /\(introspection-unavailable\)/);
+    }
+    assert.equal(asked, 2);
+  });
+
   it("keeps an answer no longer than cache-ttl, nor past the token's exp", async () => {
     endpoint.fault = { kind: "none" };
     let now = Date.now();
