@@ -5,7 +5,11 @@
  *
  * @module
  */
-import { exportSPKI, generateKeyPair, SignJWT } from "jose";
+import { importOptional } from "../runtime/optional_module.ts";
+
+// jose is an optional peer, as for the resource server: loaded by `testTokens()`, so that
+// importing the entry point without it works.
+type Jose = typeof import("jose");
 
 /** What {@linkcode testTokens} takes. */
 export interface TestTokenOptions {
@@ -65,9 +69,16 @@ export class TestTokens {
   readonly config: TestTokenConfig;
   readonly #privateKey: CryptoKey;
   readonly #options: TestTokenOptions;
+  readonly #jose: Pick<Jose, "SignJWT">;
 
   /** Use {@linkcode testTokens}, which makes the key pair. */
-  constructor(privateKey: CryptoKey, publicKeyPem: string, options: TestTokenOptions) {
+  constructor(
+    privateKey: CryptoKey,
+    publicKeyPem: string,
+    options: TestTokenOptions,
+    jose: Pick<Jose, "SignJWT">,
+  ) {
+    this.#jose = jose;
     this.#privateKey = privateKey;
     this.#options = options;
     const jwt: Record<string, string | readonly string[]> = {
@@ -91,7 +102,7 @@ export class TestTokens {
     if (roles !== undefined) payload[this.#options.rolesClaim ?? "roles"] = [...roles];
     if (this.#options.issuer !== undefined) payload.iss ??= this.#options.issuer;
     if (this.#options.audience !== undefined) payload.aud ??= this.#options.audience;
-    return await new SignJWT(payload).setProtectedHeader({ alg: ALGORITHM, typ: "JWT" })
+    return await new this.#jose.SignJWT(payload).setProtectedHeader({ alg: ALGORITHM, typ: "JWT" })
       .sign(this.#privateKey);
   }
 
@@ -133,6 +144,11 @@ export class TestTokens {
 export async function testTokens(options: TestTokenOptions = {}): Promise<TestTokens> {
   // The private key stays unextractable: nothing can read it out of the object. A public key is
   // always extractable.
-  const { privateKey, publicKey } = await generateKeyPair(ALGORITHM);
-  return new TestTokens(privateKey, await exportSPKI(publicKey), options);
+  const jose = await importOptional(() => import("jose"), {
+    packages: ["jose"],
+    neededBy: "testTokens()",
+    what: "jose, which makes the key pair and signs the tokens",
+  });
+  const { privateKey, publicKey } = await jose.generateKeyPair(ALGORITHM);
+  return new TestTokens(privateKey, await jose.exportSPKI(publicKey), options, jose);
 }
