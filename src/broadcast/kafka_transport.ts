@@ -123,14 +123,19 @@ export class KafkaTransport implements BroadcastTransport {
     return consumer;
   }
 
-  #consume(consumer: Consumer): Promise<MessagesStream> {
+  async #consume(consumer: Consumer): Promise<MessagesStream> {
     const { topic } = this.#settings;
-    return consumer.consume({
+    const stream = await consumer.consume({
       topics: [topic],
       mode: "manual",
       offsets: [...this.#next].map(([partition, offset]) => ({ topic, partition, offset })),
       autocommit: false,
     });
+    // A stream that fails before the read loop reads it (its consumer closed by a close under
+    // way, as it lists its offsets) emits `error` with no one listening: an uncaught error. The
+    // loop's reading hears every failure all the same.
+    stream.on("error", () => {});
+    return stream;
   }
 
   // Reads the stream; when it fails (its brokers gone), a new consumer reads on from the next
