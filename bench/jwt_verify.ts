@@ -16,13 +16,13 @@
  *
  * @module
  */
-import process from "node:process";
 import { parseArgs } from "node:util";
 import { Hono, type MiddlewareHandler } from "hono";
 import { jwk } from "hono/jwk";
 import * as jose from "jose";
 import { JwtVerifier } from "../src/security/jwt_verifier.ts";
 import type { JwtSettings } from "../src/security/jwt_settings.ts";
+import { cpuMs, quartiles, runtimeName } from "./measure.ts";
 
 const { values } = parseArgs({
   options: {
@@ -34,11 +34,7 @@ const BATCHES = Number(values.batches);
 const BATCH = Number(values.batch);
 const ISSUER = "https://id.example.com/realms/bench";
 
-const runtime = "Deno" in globalThis
-  ? `Deno ${(globalThis as unknown as { Deno: { version: { deno: string } } }).Deno.version.deno}`
-  : "Bun" in globalThis
-  ? `Bun ${(globalThis as unknown as { Bun: { version: string } }).Bun.version}`
-  : `Node ${process.versions.node}`;
+const runtime = runtimeName();
 
 async function keyPair(alg: "RS256" | "ES256") {
   const { privateKey, publicKey } = await jose.generateKeyPair(alg, { extractable: true });
@@ -100,27 +96,16 @@ const apps = {
   thaw: app(thawCheck),
 };
 
-function cpu(): number {
-  const { user, system } = process.cpuUsage();
-  return (user + system) / 1000;
-}
-
 /** CPU per request of one batch, in µs. */
 async function batch(which: keyof typeof apps, token: string): Promise<number> {
   const init = { headers: { authorization: `Bearer ${token}` } };
-  const start = cpu();
+  const start = cpuMs();
   for (let i = 0; i < BATCH; i++) {
     const response = await apps[which].request("/x", init);
     if (response.status !== 200) throw new Error(`${which}: ${response.status}`);
     await response.text();
   }
-  return (cpu() - start) * 1000 / BATCH;
-}
-
-function quartiles(xs: number[]): [number, number, number] {
-  const s = [...xs].sort((a, b) => a - b);
-  const at = (q: number) => s[Math.min(s.length - 1, Math.floor(q * s.length))];
-  return [at(0.25), at(0.5), at(0.75)];
+  return (cpuMs() - start) * 1000 / BATCH;
 }
 
 console.log(`${runtime}: ${BATCHES} pairs of batches of ${BATCH} requests, CPU per request`);

@@ -30,6 +30,7 @@ import { parseArgs } from "node:util";
 import { Admin, compatibilityPartitioner, Producer } from "@platformatic/kafka";
 import { bootstrap } from "../mod.ts";
 import { kafka, KafkaTemplate } from "../kafka.ts";
+import { quartiles, runtimeName } from "./measure.ts";
 
 const { values } = parseArgs({
   options: {
@@ -129,17 +130,7 @@ function inFlight(send: Sender, count: number, window: number): Promise<Measured
   });
 }
 
-function quartiles(xs: number[]): [number, number, number] {
-  const s = [...xs].sort((a, b) => a - b);
-  const at = (q: number) => s[Math.min(s.length - 1, Math.floor(q * s.length))];
-  return [at(0.25), at(0.5), at(0.75)];
-}
-
-const runtime = "Deno" in globalThis
-  ? `Deno ${(globalThis as unknown as { Deno: { version: { deno: string } } }).Deno.version.deno}`
-  : "Bun" in globalThis
-  ? `Bun ${(globalThis as unknown as { Bun: { version: string } }).Bun.version}`
-  : `Node ${process.versions.node}`;
+const runtime = runtimeName();
 
 const modes = [
   {

@@ -16,13 +16,13 @@
  *
  * @module
  */
-import process from "node:process";
 import { parseArgs } from "node:util";
 import { Hono } from "hono";
 import { jwk } from "hono/jwk";
 import * as jose from "jose";
 import { bootstrap, GetMapping, RestController } from "../mod.ts";
 import { security } from "../security.ts";
+import { cpuMs, quartiles, runtimeName } from "./measure.ts";
 
 const { values } = parseArgs({
   options: {
@@ -33,11 +33,7 @@ const { values } = parseArgs({
 const BATCHES = Number(values.batches);
 const BATCH = Number(values.batch);
 
-const runtime = "Deno" in globalThis
-  ? `Deno ${(globalThis as unknown as { Deno: { version: { deno: string } } }).Deno.version.deno}`
-  : "Bun" in globalThis
-  ? `Bun ${(globalThis as unknown as { Bun: { version: string } }).Bun.version}`
-  : `Node ${process.versions.node}`;
+const runtime = runtimeName();
 
 @RestController()
 class Route {
@@ -67,27 +63,16 @@ function honoApp(check?: Parameters<Hono["use"]>[1]): Fetch {
   return hono.fetch;
 }
 
-function cpu(): number {
-  const { user, system } = process.cpuUsage();
-  return (user + system) / 1000;
-}
-
 /** CPU per request of one batch, in µs. */
 async function batch(fetch: Fetch, token: string): Promise<number> {
   const headers = { authorization: `Bearer ${token}` };
-  const start = cpu();
+  const start = cpuMs();
   for (let i = 0; i < BATCH; i++) {
     const response = await fetch(new Request("http://localhost/x", { headers }));
     if (response.status !== 200) throw new Error(`${response.status}`);
     await response.text();
   }
-  return (cpu() - start) * 1000 / BATCH;
-}
-
-function quartiles(xs: number[]): [number, number, number] {
-  const s = [...xs].sort((a, b) => a - b);
-  const at = (q: number) => s[Math.min(s.length - 1, Math.floor(q * s.length))];
-  return [at(0.25), at(0.5), at(0.75)];
+  return (cpuMs() - start) * 1000 / BATCH;
 }
 
 const plain = await thawApp();

@@ -15,13 +15,13 @@
  *
  * @module
  */
-import process from "node:process";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { parseArgs } from "node:util";
 import * as jose from "jose";
 import { bootstrap, GetMapping, RestController } from "../mod.ts";
 import { security } from "../security.ts";
+import { cpuMs, quartiles, runtimeName } from "./measure.ts";
 
 const { values } = parseArgs({
   options: {
@@ -32,11 +32,7 @@ const { values } = parseArgs({
 const BATCHES = Number(values.batches);
 const BATCH = Number(values.batch);
 
-const runtime = "Deno" in globalThis
-  ? `Deno ${(globalThis as unknown as { Deno: { version: { deno: string } } }).Deno.version.deno}`
-  : "Bun" in globalThis
-  ? `Bun ${(globalThis as unknown as { Bun: { version: string } }).Bun.version}`
-  : `Node ${process.versions.node}`;
+const runtime = runtimeName();
 
 @RestController()
 class Route {
@@ -110,15 +106,10 @@ async function signed(issuer: Issuer): Promise<string> {
     .setExpirationTime("2h").sign(issuer.privateKey);
 }
 
-function cpu(): number {
-  const { user, system } = process.cpuUsage();
-  return (user + system) / 1000;
-}
-
 /** CPU per request of one batch, in µs, the tokens taken in turn. */
 async function batch(fetch: Fetch, tokens: readonly string[]): Promise<number> {
   const headers = tokens.map((token) => ({ authorization: `Bearer ${token}` }));
-  const start = cpu();
+  const start = cpuMs();
   for (let i = 0; i < BATCH; i++) {
     const response = await fetch(
       new Request("http://localhost/x", { headers: headers[i % headers.length] }),
@@ -126,13 +117,7 @@ async function batch(fetch: Fetch, tokens: readonly string[]): Promise<number> {
     if (response.status !== 200) throw new Error(`${response.status}: ${await response.text()}`);
     await response.text();
   }
-  return (cpu() - start) * 1000 / BATCH;
-}
-
-function quartiles(xs: number[]): [number, number, number] {
-  const s = [...xs].sort((a, b) => a - b);
-  const at = (q: number) => s[Math.min(s.length - 1, Math.floor(q * s.length))];
-  return [at(0.25), at(0.5), at(0.75)];
+  return (cpuMs() - start) * 1000 / BATCH;
 }
 
 const [a, b] = [await issuer("a"), await issuer("b")];

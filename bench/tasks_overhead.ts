@@ -13,10 +13,10 @@
  *
  * @module
  */
-import process from "node:process";
 import { parseArgs } from "node:util";
 import { bootstrap, Service } from "../mod.ts";
 import { Async, Lockable, tasks } from "../tasks.ts";
+import { quartiles, runtimeName } from "./measure.ts";
 
 const { values } = parseArgs({
   options: {
@@ -57,17 +57,7 @@ async function batch(method: "plain" | "handedOff" | "locked"): Promise<number> 
   return (performance.now() - start) * 1000 / BATCH;
 }
 
-function quartiles(xs: number[]): [number, number, number] {
-  const s = [...xs].sort((a, b) => a - b);
-  const at = (q: number) => s[Math.min(s.length - 1, Math.floor(q * s.length))];
-  return [at(0.25), at(0.5), at(0.75)];
-}
-
-const runtime = "Deno" in globalThis
-  ? `Deno ${(globalThis as unknown as { Deno: { version: { deno: string } } }).Deno.version.deno}`
-  : "Bun" in globalThis
-  ? `Bun ${(globalThis as unknown as { Bun: { version: string } }).Bun.version}`
-  : `Node ${process.versions.node}`;
+const runtime = runtimeName();
 
 // Warm up each path first.
 for (const method of ["plain", "handedOff", "locked"] as const) await batch(method);

@@ -21,6 +21,7 @@
  * @module
  */
 import type { Clock } from "../runtime/clock.ts";
+import { deadline } from "../runtime/deadline.ts";
 import { onWorkerd } from "../runtime/on_workerd.ts";
 import { TokenFailure } from "./token_failure.ts";
 
@@ -175,19 +176,13 @@ export class RemoteKeySet {
    * away never settles, and would hold every call that joined it, and every later one.
    */
   async #join(pending: Promise<void>): Promise<boolean> {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const lost = new Promise<"lost">((resolve) => {
-      timer = setTimeout(() => resolve("lost"), this.#timeoutMs + 1_000);
+    // `pending` never rejects: the one rejection here is the deadline's.
+    await deadline(pending, this.#timeoutMs + 1_000, () => "lost").catch(() => {
+      if (this.#pending !== pending) return;
+      this.#pending = undefined;
+      this.#lastError = new Error("the key set's fetch did not settle");
+      this.#backOff();
     });
-    try {
-      if ((await Promise.race([pending, lost])) === "lost" && this.#pending === pending) {
-        this.#pending = undefined;
-        this.#lastError = new Error("the key set's fetch did not settle");
-        this.#backOff();
-      }
-    } finally {
-      clearTimeout(timer);
-    }
     return true;
   }
 

@@ -8,7 +8,9 @@
  * @module
  */
 import { maskUrls } from "../config/secrets_mask.ts";
+import { deadline } from "../runtime/deadline.ts";
 import { shownValue } from "../shown_value.ts";
+import { clientAuthorization } from "./client_authentication.ts";
 import type { ClientRegistration } from "./client_registrations.ts";
 import { TokenClientError } from "./token_client_error.ts";
 
@@ -86,10 +88,7 @@ export class TokenClient {
     this.#now = options.now ?? (() => Date.now());
     this.#fetch = options.fetch ?? ((input, init) => fetch(input, init));
     this.#timeoutMs = options.timeoutMs ?? 5_000;
-    // RFC 6749, 2.3.1: each part form-encoded, then HTTP Basic.
-    this.#authorization = `Basic ${
-      btoa(`${formEncoded(registration.clientId)}:${formEncoded(registration.clientSecret)}`)
-    }`;
+    this.#authorization = clientAuthorization(registration.clientId, registration.clientSecret);
     if (registration.endpoint.kind === "token-uri") this.#tokenUrl = registration.endpoint.url;
   }
 
@@ -142,20 +141,12 @@ export class TokenClient {
    * request went away never settles, and would hold every call that joined it, and every later
    * one. Given up on, it is forgotten, and the next call asks again.
    */
-  async #join(pending: Promise<HeldToken>): Promise<HeldToken> {
-    let timer: ReturnType<typeof setTimeout> | undefined;
+  #join(pending: Promise<HeldToken>): Promise<HeldToken> {
     // The discovery document and the token: two requests at most, each within the timeout.
-    const lost = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        if (this.#pending === pending) this.#pending = undefined;
-        reject(this.#error("the token request did not settle"));
-      }, 2 * this.#timeoutMs + 1_000);
+    return deadline(pending, 2 * this.#timeoutMs + 1_000, () => {
+      if (this.#pending === pending) this.#pending = undefined;
+      return this.#error("the token request did not settle");
     });
-    try {
-      return await Promise.race([pending, lost]);
-    } finally {
-      clearTimeout(timer);
-    }
   }
 
   async #request(): Promise<HeldToken> {
@@ -255,10 +246,6 @@ export class TokenClient {
   #error(why: string, status?: number): TokenClientError {
     return new TokenClientError(this.#registration.where, why, status);
   }
-}
-
-function formEncoded(text: string): string {
-  return new URLSearchParams({ x: text }).toString().slice(2);
 }
 
 // Redirects are not followed unless the call asks: a runtime that keeps Authorization across

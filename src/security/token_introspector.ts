@@ -9,6 +9,8 @@
  * @module
  */
 import { maskUrls } from "../config/secrets_mask.ts";
+import { deadline } from "../runtime/deadline.ts";
+import { clientAuthorization } from "./client_authentication.ts";
 import type { SharedJwtSettings } from "./jwt_settings.ts";
 import { IntrospectionCache } from "./introspection_cache.ts";
 import { type BearerAuthenticator, callerOf, type TokenValidator } from "./bearer_authenticator.ts";
@@ -62,10 +64,7 @@ export class TokenIntrospector implements BearerAuthenticator {
     this.#claims = claims;
     this.#validators = validators;
     this.#cache = new IntrospectionCache(settings.cacheTtlMs);
-    // RFC 6749, 2.3.1: each part form-encoded, then HTTP Basic.
-    this.#authorization = `Basic ${
-      btoa(`${formEncoded(settings.clientId)}:${formEncoded(settings.clientSecret)}`)
-    }`;
+    this.#authorization = clientAuthorization(settings.clientId, settings.clientSecret);
     this.#now = options.now ?? (() => Date.now());
     this.#fetch = options.fetch ?? ((input, init) => fetch(input, init));
     this.#timeoutMs = options.timeoutMs ?? 5_000;
@@ -92,25 +91,15 @@ export class TokenIntrospector implements BearerAuthenticator {
    * request went away never settles, and would hold every request with the same token. Given up
    * on, it is forgotten, and the next request asks again.
    */
-  async #join(pending: Promise<Authentication>, digest: string): Promise<Authentication> {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const lost = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        if (this.#pending.get(digest) === pending) this.#pending.delete(digest);
-        reject(
-          new TokenFailure("introspection-unavailable", {
-            cause: new Error(
-              `${maskUrls(this.#settings.introspectionUri)}: the introspection did not settle`,
-            ),
-          }),
-        );
-      }, this.#timeoutMs + 1_000);
+  #join(pending: Promise<Authentication>, digest: string): Promise<Authentication> {
+    return deadline(pending, this.#timeoutMs + 1_000, () => {
+      if (this.#pending.get(digest) === pending) this.#pending.delete(digest);
+      return new TokenFailure("introspection-unavailable", {
+        cause: new Error(
+          `${maskUrls(this.#settings.introspectionUri)}: the introspection did not settle`,
+        ),
+      });
     });
-    try {
-      return await Promise.race([pending, lost]);
-    } finally {
-      clearTimeout(timer);
-    }
   }
 
   async #introspect(token: string, digest: string): Promise<Authentication> {
@@ -202,10 +191,6 @@ function deepFrozen<T>(value: T): T {
 
 /** The token the health check introspects: no server issues one of this shape. */
 const HEALTH_PROBE = "thaw-health-probe.not-a-token";
-
-function formEncoded(text: string): string {
-  return new URLSearchParams({ x: text }).toString().slice(2);
-}
 
 // The cache's key: a token is a credential, and may be 64 KiB long.
 async function digestOf(token: string): Promise<string> {

@@ -2,8 +2,9 @@
 // tests: the tokens it knows and what it says of each, the client credentials it takes (HTTP
 // Basic), a count of the introspections, and its faults: answering a status, hanging without an
 // answer, answering junk, and going down (the port then refuses connections).
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { freePort } from "../free_port.ts";
+import { basicClient, LoopbackPort } from "./loopback_port.ts";
 
 /** What the endpoint does with the next requests. */
 export type IntrospectionFault =
@@ -13,7 +14,7 @@ export type IntrospectionFault =
   | { readonly kind: "junk"; readonly body: string };
 
 /** The endpoint: start it with {@linkcode IntrospectionServer.start}. */
-export class IntrospectionServer {
+export class IntrospectionServer extends LoopbackPort {
   /** What it answers for each token: its claims (with `active`). Unknown tokens are inactive. */
   readonly tokens = new Map<string, Record<string, unknown>>();
   /** Introspections asked, each token as it was received. */
@@ -21,14 +22,11 @@ export class IntrospectionServer {
   /** Requests refused for their client credentials. */
   refusedClients = 0;
   fault: IntrospectionFault = { kind: "none" };
-  readonly port: number;
   readonly #clientId: string;
   readonly #clientSecret: string;
-  readonly #hanging = new Set<ServerResponse>();
-  #server: Server | undefined;
 
   private constructor(port: number, clientId: string, clientSecret: string) {
-    this.port = port;
+    super(port);
     this.#clientId = clientId;
     this.#clientSecret = clientSecret;
   }
@@ -48,60 +46,25 @@ export class IntrospectionServer {
     return `http://127.0.0.1:${this.port}/oauth2/introspect`;
   }
 
-  /** Listens (again) on its port; nothing when it listens already. */
-  async up(): Promise<void> {
-    if (this.#server !== undefined) return;
-    const server = createServer((req, res) => void this.#answer(req, res));
-    await new Promise<void>((resolve, reject) => {
-      server.once("error", reject);
-      server.listen(this.port, "127.0.0.1", resolve);
-    });
-    this.#server = server;
-  }
-
-  /** Stops listening and drops every connection, hanging ones included. */
-  async down(): Promise<void> {
-    const server = this.#server;
-    this.#server = undefined;
-    for (const res of this.#hanging) res.destroy();
-    this.#hanging.clear();
-    if (server === undefined) return;
-    const closed = new Promise((resolve) => server.close(resolve));
-    server.closeAllConnections();
-    await closed;
-  }
-
-  #clientOf(authorization: string | undefined): boolean {
-    const match = /^Basic ([A-Za-z0-9+/=]+)$/.exec(authorization ?? "");
-    if (match === null) return false;
-    const pair = atob(match[1]);
-    const colon = pair.indexOf(":");
-    if (colon < 0) return false;
-    const decoded = (part: string) => decodeURIComponent(part.replace(/\+/g, " "));
-    return decoded(pair.slice(0, colon)) === this.#clientId &&
-      decoded(pair.slice(colon + 1)) === this.#clientSecret;
-  }
-
-  async #answer(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
+  protected answer(req: IncomingMessage, res: ServerResponse, body: string): void {
     if (
       req.method !== "POST" || new URL(req.url ?? "/", "http://x").pathname !== "/oauth2/introspect"
     ) {
       res.writeHead(404).end();
       return;
     }
-    if (!this.#clientOf(req.headers.authorization)) {
+    const client = basicClient(req.headers.authorization);
+    if (client?.id !== this.#clientId || client.secret !== this.#clientSecret) {
       this.refusedClients++;
       res.writeHead(401, { "www-authenticate": 'Basic realm="introspection"' }).end();
       return;
     }
-    const form = new URLSearchParams(Buffer.concat(chunks).toString("utf8"));
+    const form = new URLSearchParams(body);
     const token = form.get("token") ?? "";
     this.asked.push(token);
     const fault = this.fault;
     if (fault.kind === "hang") {
-      this.#hanging.add(res);
+      this.hold(res);
       return;
     }
     if (fault.kind === "status") {

@@ -1,9 +1,10 @@
 // An identity provider on loopback for the resource server's tests: its discovery document and its
 // key set (JWKS) over real HTTP, keys that rotate, a count of the requests of each path, and a way
 // to go down (the port then refuses connections) and come back on the same port.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import * as jose from "jose";
 import { freePort } from "../free_port.ts";
+import { LoopbackPort } from "./loopback_port.ts";
 
 /** A signing key of the issuer: its private half signs, its public JWK is served. */
 export interface SigningKey {
@@ -22,18 +23,16 @@ export async function signingKey(kid: string, alg = "RS256"): Promise<SigningKey
 }
 
 /** The issuer: start it with {@linkcode IssuerServer.start}. */
-export class IssuerServer {
+export class IssuerServer extends LoopbackPort {
   /** The keys served, in order: change it to rotate. */
   keys: SigningKey[];
   /** Requests served, by path. */
   readonly hits = new Map<string, number>();
   /** What the discovery document says the issuer is: the URL itself unless changed. */
   issuerClaim: string | undefined;
-  readonly port: number;
-  #server: Server | undefined;
 
   private constructor(port: number, keys: SigningKey[]) {
-    this.port = port;
+    super(port);
     this.keys = keys;
   }
 
@@ -62,27 +61,7 @@ export class IssuerServer {
     return this.hits.get(url.pathname) ?? 0;
   }
 
-  /** Listens (again) on its port. */
-  async up(): Promise<void> {
-    const server = createServer((req, res) => this.#answer(req, res));
-    await new Promise<void>((resolve, reject) => {
-      server.once("error", reject);
-      server.listen(this.port, "127.0.0.1", resolve);
-    });
-    this.#server = server;
-  }
-
-  /** Stops listening and drops every connection: the host is down. */
-  async down(): Promise<void> {
-    const server = this.#server;
-    this.#server = undefined;
-    if (server === undefined) return;
-    const closed = new Promise((resolve) => server.close(resolve));
-    server.closeAllConnections();
-    await closed;
-  }
-
-  #answer(req: IncomingMessage, res: ServerResponse): void {
+  protected answer(req: IncomingMessage, res: ServerResponse): void {
     const path = new URL(req.url ?? "/", "http://x").pathname;
     this.hits.set(path, (this.hits.get(path) ?? 0) + 1);
     let body: unknown;

@@ -66,7 +66,10 @@ describe("the security health component", () => {
       await b.up();
       // B's next fetch waits out its backoff (a second after the failure): asked until it is due.
       let up = await health(app);
-      while (up.status !== 200) up = await health(app);
+      while (up.status !== 200) {
+        await new Promise((resolve) => setTimeout(resolve, 25));
+        up = await health(app);
+      }
       assert.deepEqual(up.body.components.security.details.sources, [
         { kind: "issuer", url: a.url, status: "UP" },
         { kind: "issuer", url: b.jwksUrl, status: "UP" },

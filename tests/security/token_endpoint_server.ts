@@ -3,48 +3,12 @@
 // TokenClient tests: tokens t1, t2... each issued on one request, a count of them, the client
 // credentials it takes (HTTP Basic, form-encoded parts), tokens the service refuses (revoked),
 // and faults (a status, a token of another type, going down).
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { freePort } from "../free_port.ts";
-
-async function bodyOf(req: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString("utf8");
-}
-
-/** Listens on a free loopback port with `answer`; `down()` drops every connection. */
-class LoopbackServer {
-  readonly port: number;
-  #server: Server | undefined;
-
-  constructor(port: number) {
-    this.port = port;
-  }
-
-  async listen(
-    answer: (req: IncomingMessage, res: ServerResponse) => Promise<void>,
-  ): Promise<void> {
-    if (this.#server !== undefined) return;
-    const server = createServer((req, res) => void answer(req, res));
-    await new Promise<void>((resolve, reject) => {
-      server.once("error", reject);
-      server.listen(this.port, "127.0.0.1", resolve);
-    });
-    this.#server = server;
-  }
-
-  async down(): Promise<void> {
-    const server = this.#server;
-    this.#server = undefined;
-    if (server === undefined) return;
-    const closed = new Promise((resolve) => server.close(resolve));
-    server.closeAllConnections();
-    await closed;
-  }
-}
+import { basicClient, LoopbackPort } from "./loopback_port.ts";
 
 /** The authorization server: `/token` and its discovery document. */
-export class TokenEndpointServer extends LoopbackServer {
+export class TokenEndpointServer extends LoopbackPort {
   /** Each token request's form (`grant_type`, `scope`), in order. */
   readonly requests: URLSearchParams[] = [];
   /** What the next token answers say of their lifetime, in seconds; none: no `expires_in`. */
@@ -83,12 +47,7 @@ export class TokenEndpointServer extends LoopbackServer {
     return this.requests.length;
   }
 
-  up(): Promise<void> {
-    return this.listen((req, res) => this.#answer(req, res));
-  }
-
-  async #answer(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const body = await bodyOf(req);
+  protected answer(req: IncomingMessage, res: ServerResponse, body: string): void {
     const path = new URL(req.url ?? "/", "http://x").pathname;
     if (path === "/issuer/.well-known/openid-configuration") {
       res.writeHead(200, { "content-type": "application/json" })
@@ -99,7 +58,8 @@ export class TokenEndpointServer extends LoopbackServer {
       res.writeHead(404).end();
       return;
     }
-    if (!this.#client(req.headers.authorization)) {
+    const client = basicClient(req.headers.authorization);
+    if (client?.id !== this.#clientId || client.secret !== this.#clientSecret) {
       res.writeHead(401, { "content-type": "application/json" })
         .end('{"error":"invalid_client"}');
       return;
@@ -123,16 +83,6 @@ export class TokenEndpointServer extends LoopbackServer {
     if (this.expiresIn !== undefined) answer.expires_in = this.expiresIn;
     res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(answer));
   }
-
-  #client(authorization: string | undefined): boolean {
-    const match = /^Basic ([A-Za-z0-9+/=]+)$/.exec(authorization ?? "");
-    if (match === null) return false;
-    const pair = atob(match[1]);
-    const colon = pair.indexOf(":");
-    const decoded = (part: string) => decodeURIComponent(part.replace(/\+/g, " "));
-    return colon >= 0 && decoded(pair.slice(0, colon)) === this.#clientId &&
-      decoded(pair.slice(colon + 1)) === this.#clientSecret;
-  }
 }
 
 /** One call the service received. */
@@ -142,7 +92,7 @@ export interface ServiceCall {
 }
 
 /** A service taking the tokens in `valid`: `200` with the caller's token, `401` otherwise. */
-export class ServiceServer extends LoopbackServer {
+export class ServiceServer extends LoopbackPort {
   readonly calls: ServiceCall[] = [];
   /** The tokens it takes; any other is answered 401. */
   readonly valid = new Set<string>();
@@ -151,7 +101,7 @@ export class ServiceServer extends LoopbackServer {
 
   static async start(): Promise<ServiceServer> {
     const server = new ServiceServer(await freePort());
-    await server.listen((req, res) => server.#answer(req, res));
+    await server.up();
     return server;
   }
 
@@ -159,8 +109,7 @@ export class ServiceServer extends LoopbackServer {
     return `http://127.0.0.1:${this.port}/invoices`;
   }
 
-  async #answer(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const body = await bodyOf(req);
+  protected answer(req: IncomingMessage, res: ServerResponse, body: string): void {
     const authorization = req.headers.authorization;
     this.calls.push({ authorization, body });
     if (this.redirectTo !== undefined) {
