@@ -20,7 +20,7 @@ import {
 import { MethodPlans } from "../context/method_plans.ts";
 import { AccessDeniedError } from "./access_denied_error.ts";
 import type { Challenges } from "./challenges.ts";
-import { permittedMethod } from "./permit_all.ts";
+import { permittingClass } from "./permit_all.ts";
 import { type Authentication, SecurityContext } from "./security_context.ts";
 import { type AccessDenial, NO_EVENTS, type SecurityEvents } from "./authentication_events.ts";
 
@@ -296,6 +296,24 @@ function runResultChecks(
 }
 
 function planOf(type: Class, method: string): Plan {
+  const where = `${type.name}.${method}()`;
+  // `@PermitAll()` on the method itself lifts its classes' `@Secured` and what superclasses
+  // said of the method; a controller's class-level one opens its routes, not its methods' own
+  // checks. Beside it, the method's own checks in the same class still decide, as Spring runs
+  // both: a route anyone may reach whose result is checked.
+  const permitting = permittingClass(type, method, (cls) => {
+    const entry = ownEntryOf<SecuredEntry>(cls, SECURED);
+    return entry !== undefined &&
+      (entry.methods.has(method) || entry.checks.has(method) || entry.resultChecks.has(method));
+  });
+  if (permitting !== undefined) {
+    const own = ownEntryOf<SecuredEntry>(permitting, SECURED);
+    const authorities = own?.methods.get(method);
+    const checks = own?.checks.get(method) ?? [];
+    const resultChecks = own?.resultChecks.get(method) ?? [];
+    const open = authorities === undefined && checks.length === 0 && resultChecks.length === 0;
+    return { where, open, authorities, checks, resultChecks };
+  }
   const chain = entryChain<SecuredEntry>(type, SECURED);
   let authorities: readonly string[] | undefined;
   for (const entry of chain) authorities = entry.methods.get(method) ?? entry.type ?? authorities;
@@ -303,15 +321,8 @@ function planOf(type: Class, method: string): Plan {
   const own = chain.map((entry) => entry.methods.get(method)).filter((a) => a !== undefined);
   if (own.length > 0) authorities = own.at(-1);
   return {
-    where: `${type.name}.${method}()`,
-    // `@PermitAll()` on the method itself lifts its class's `@Secured`; a controller's
-    // class-level one opens its routes, not its methods' own checks. Of a superclass, it yields
-    // to an override secured below it.
-    open: permittedMethod(type, method, (cls) => {
-      const entry = ownEntryOf<SecuredEntry>(cls, SECURED);
-      return entry !== undefined &&
-        (entry.methods.has(method) || entry.checks.has(method) || entry.resultChecks.has(method));
-    }),
+    where,
+    open: false,
     authorities,
     checks: chain.flatMap((entry) => entry.checks.get(method) ?? []),
     resultChecks: chain.flatMap((entry) => entry.resultChecks.get(method) ?? []),

@@ -50,23 +50,24 @@ export function permitted(type: Class, methodName: string): boolean {
 }
 
 /**
- * Whether `@PermitAll()` is on the method `methodName` itself, in the most derived class of
- * `type`'s chain that declares anything of it: `secures(cls)` says whether a class's own
- * decorators secure the method, so that a subclass's secured override is not opened by its
- * superclass's `@PermitAll()` (and one it opens is, whatever its superclass said).
+ * The class whose `@PermitAll()` is on the method `methodName` itself, the most derived of
+ * `type`'s chain that declares anything of it; none when no such class permits it. `secures(cls)`
+ * says whether a class's own decorators secure the method, so that a subclass's secured override
+ * is not opened by its superclass's `@PermitAll()` (and one it opens is, whatever its superclass
+ * said). That class's own checks of the method still apply: see `planOf` in method_security.ts.
  */
-export function permittedMethod(
+export function permittingClass(
   type: Class,
   methodName: string,
   secures: (cls: Class) => boolean,
-): boolean {
+): Class | undefined {
   for (
     let c: unknown = type;
     typeof c === "function" && c !== Function.prototype;
     c = Object.getPrototypeOf(c)
   ) {
-    if (entryOf<PermitEntry>(c as Class, PERMIT)?.methods.has(methodName)) return true;
-    if (secures(c as Class)) return false;
+    if (entryOf<PermitEntry>(c as Class, PERMIT)?.methods.has(methodName)) return c as Class;
+    if (secures(c as Class)) return undefined;
   }
-  return false;
+  return undefined;
 }

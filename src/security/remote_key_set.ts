@@ -159,9 +159,13 @@ export class RemoteKeySet {
       },
       (error: unknown) => {
         this.#lastError = error instanceof Error ? error : new Error(String(error));
-        this.#onFetchFailed(this.#lastError);
         // One given up on (`#join`) was backed off for then.
         if (this.#pending === pending) this.#backOff();
+        try {
+          this.#onFetchFailed(this.#lastError);
+        } catch {
+          // The listener's own failure (a logger's) changes nothing of the key set's.
+        }
       },
     ).finally(() => {
       // Not a later fetch's: one given up on (`#join`) may settle while the next is under way.

@@ -174,14 +174,15 @@ export class TokenClient {
           "not Bearer",
       );
     }
-    // Counted from the request, which the server's clock started from at the latest.
-    // A number, or its text (some servers send "3599"); none: kept until a service answers 401.
-    const seconds = typeof expiresIn === "string" && /^\d+$/.test(expiresIn)
+    // Counted from the request, which the server's clock started from at the latest. A number,
+    // or its text (some servers send "3599" or "3599.0"); else a JWT's own exp; else none: kept
+    // until a service answers 401.
+    const seconds = typeof expiresIn === "string" && /^\d{1,12}(?:\.\d+)?$/.test(expiresIn)
       ? Number(expiresIn)
       : expiresIn;
     const lifetime = typeof seconds === "number" && Number.isFinite(seconds)
       ? Math.max(0, seconds) * 1000
-      : undefined;
+      : lifetimeOfJwt(value, sentAt);
     // One that expires at once is used once: the next call asks again.
     const renewAt = lifetime === undefined
       ? Infinity
@@ -248,10 +249,29 @@ export class TokenClient {
   }
 }
 
+/**
+ * What is left of a JWT access token's life at `now` (ms), by its `exp`; none when the token is
+ * no JWT or names no `exp`. Read, not verified: the service checks the token, and a forged `exp`
+ * only makes the client ask for a new one sooner or later.
+ */
+function lifetimeOfJwt(token: string, now: number): number | undefined {
+  const parts = token.split(".");
+  if (parts.length !== 3) return undefined;
+  try {
+    const payload = JSON.parse(atob(parts[1].replace(/-/g, "+").replace(/_/g, "/")));
+    const exp = (payload as { exp?: unknown } | null)?.exp;
+    return typeof exp === "number" && Number.isFinite(exp)
+      ? Math.max(0, exp * 1000 - now)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 // Redirects are not followed unless the call asks: a runtime that keeps Authorization across
 // origins would hand the token to whatever host a service redirects to.
 function withToken(input: string | URL | Request, init: RequestInit | undefined, token: string) {
-  const request = new Request(input, { redirect: "manual", ...init });
+  const request = new Request(input, { ...init, redirect: init?.redirect ?? "manual" });
   request.headers.set("authorization", `Bearer ${token}`);
   return request;
 }

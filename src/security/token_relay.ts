@@ -42,7 +42,7 @@ export async function relay(input: string | URL | Request, init?: RequestInit): 
   }
   // Redirects are not followed unless the call asks: a runtime that keeps Authorization across
   // origins would hand the caller's token to whatever host the service redirects to.
-  const request = new Request(input, { redirect: "manual", ...init });
+  const request = new Request(input, { ...init, redirect: init?.redirect ?? "manual" });
   request.headers.set("authorization", `Bearer ${token}`);
   return await fetch(request);
 }

@@ -144,5 +144,11 @@ function audiencesOf(value: unknown, at: string): readonly string[] | undefined 
   if (!Array.isArray(list) || !list.every((a) => typeof a === "string" && a !== "")) {
     throw new ConfigError(`${at}: give a list of audiences, got ${shownValue(value)}`);
   }
+  // An empty list would check no audience, the shared ones dropped without a word.
+  if (list.length === 0) {
+    throw new ConfigError(
+      `${at}: give one audience at least, or leave it out for the shared jwt.audiences`,
+    );
+  }
   return list;
 }

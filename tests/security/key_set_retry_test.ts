@@ -170,4 +170,29 @@ describe("the key set before its first fetch succeeds", () => {
     assert.equal(await reasonOf(verifier, stranger), "unknown-key");
     assert.equal(fetched.length, count + 1);
   });
+
+  it("backs off the same when the failure's listener throws", async () => {
+    const clock = testClock();
+    const key = await signingKey("k1");
+    let fetched = 0;
+    let told = 0;
+    const verifier = await verifierOf("https://id.example.com/keys", {
+      clock,
+      fetch: () => {
+        fetched++;
+        return Promise.resolve(new Response(null, { status: 503 }));
+      },
+      onKeyFetchFailed: () => {
+        told++;
+        throw new Error("the logger broke");
+      },
+    });
+    const jwt = await token(key, {}, clock.now());
+    assert.equal(await reasonOf(verifier, jwt), "keys-unavailable");
+    assert.deepEqual([fetched, told], [1, 1]);
+    // The first retry a second later, not a whole cooldown.
+    clock.advance(1_000);
+    assert.equal(await reasonOf(verifier, jwt), "keys-unavailable");
+    assert.deepEqual([fetched, told], [2, 2]);
+  });
 });

@@ -38,6 +38,7 @@ describe("TokenClient", () => {
     tokens.expiresIn = 300;
     tokens.tokenType = "Bearer";
     tokens.failWith = undefined;
+    tokens.accessToken = undefined;
     service.calls.length = 0;
     service.valid.clear();
   };
@@ -139,7 +140,7 @@ describe("TokenClient", () => {
   it("reads expires_in given as text, and asks again at once for one of 0", async () => {
     reset();
     let now = Date.now();
-    tokens.expiresIn = "300" as unknown as number;
+    tokens.expiresIn = "300";
     const client = new TokenClient(registration(), { now: () => now });
     assert.equal(await client.token(), "t1");
     now += 200_000;
@@ -150,15 +151,52 @@ describe("TokenClient", () => {
     assert.equal(await client.token(), "t3");
   });
 
+  it("reads expires_in as decimal text, and a JWT's exp where the answer says none", async () => {
+    reset();
+    let now = Date.now();
+    tokens.expiresIn = "300.0";
+    const client = new TokenClient(registration(), { now: () => now });
+    assert.equal(await client.token(), "t1");
+    now += 200_000;
+    assert.equal(await client.token(), "t1");
+    now += 100_000;
+    assert.equal(await client.token(), "t2");
+    // No expires_in: a JWT access token's own exp says when it is renewed (unverified: the
+    // service checks it; only the timing is read here).
+    tokens.expiresIn = undefined;
+    const exp = Math.floor(now / 1000) + 600;
+    const part = (json: unknown) => btoa(JSON.stringify(json)).replace(/=+$/, "");
+    tokens.accessToken = (n) => `${part({ alg: "RS256" })}.${part({ exp, n })}.c2ln`;
+    now += 300_000;
+    const first = await client.token();
+    assert.equal(JSON.parse(atob(first.split(".")[1])).n, 3);
+    now += 200_000;
+    assert.equal(await client.token(), first);
+    now += 60_000;
+    assert.equal(JSON.parse(atob((await client.token()).split(".")[1])).n, 4);
+    // Neither: kept until a service refuses it.
+    tokens.accessToken = undefined;
+    for (const expiresIn of [undefined, null, "soon", "-5", "1e400"]) {
+      tokens.expiresIn = expiresIn as string | undefined;
+      const fresh = new TokenClient(registration(), { now: () => now });
+      const held = await fresh.token();
+      now += 10 * 86_400_000;
+      assert.equal(await fresh.token(), held, String(expiresIn));
+    }
+  });
+
   it("does not follow a service's redirect with the token", async () => {
     reset();
     const elsewhere = await ServiceServer.start();
     service.redirectTo = elsewhere.url;
     try {
       const client = new TokenClient(registration());
-      const answer = await client.fetch(service.url);
-      assert.equal(answer.status, 302);
-      await answer.body?.cancel();
+      // An init that passes an unset option on says nothing of redirects either.
+      for (const init of [undefined, {}, { redirect: undefined }, { method: "GET" }]) {
+        const answer = await client.fetch(service.url, init);
+        assert.equal(answer.status, 302, JSON.stringify(init));
+        await answer.body?.cancel();
+      }
       assert.equal(elsewhere.calls.length, 0);
     } finally {
       service.redirectTo = undefined;

@@ -12,9 +12,11 @@ export class TokenEndpointServer extends LoopbackPort {
   /** Each token request's form (`grant_type`, `scope`), in order. */
   readonly requests: URLSearchParams[] = [];
   /** What the next token answers say of their lifetime, in seconds; none: no `expires_in`. */
-  expiresIn: number | undefined = 300;
+  expiresIn: number | string | undefined = 300;
   /** The next answers' `token_type`. */
   tokenType = "Bearer";
+  /** The `n`th token issued (from 1); `t<n>` when not set. */
+  accessToken: ((n: number) => string) | undefined;
   /** A status every token request is answered with instead of a token. */
   failWith: number | undefined;
   readonly #clientId: string;
@@ -77,7 +79,7 @@ export class TokenEndpointServer extends LoopbackPort {
     }
     this.requests.push(form);
     const answer: Record<string, unknown> = {
-      access_token: `t${this.requests.length}`,
+      access_token: this.accessToken?.(this.requests.length) ?? `t${this.requests.length}`,
       token_type: this.tokenType,
     };
     if (this.expiresIn !== undefined) answer.expires_in = this.expiresIn;

@@ -14,6 +14,7 @@ import {
   testTokens,
 } from "../../security.ts";
 import { memoryLogger } from "../helpers.ts";
+import { ServiceServer } from "./token_endpoint_server.ts";
 
 describe("relay", () => {
   it("sends the caller's own token to the next service, which sees the same caller", async () => {
@@ -34,12 +35,25 @@ describe("relay", () => {
     });
     const server = await listen(next, { port: 0, hostname: "127.0.0.1", quiet: true });
     const nextUrl = `http://127.0.0.1:${server.port}/invoices`;
+    const [redirecting, elsewhere] = [await ServiceServer.start(), await ServiceServer.start()];
+    redirecting.redirectTo = elsewhere.url;
 
     @RestController()
     class Orders {
       @GetMapping("/orders/invoices")
       async invoices(): Promise<string> {
         return await (await relay(nextUrl)).text();
+      }
+
+      // The status of a relay to a service that redirects elsewhere, for each kind of init.
+      @GetMapping("/orders/redirected")
+      async redirected(): Promise<number[]> {
+        const inits = [undefined, {}, { redirect: undefined }, { method: "GET" }];
+        return await Promise.all(inits.map(async (init) => {
+          const answer = await relay(redirecting.url, init);
+          await answer.body?.cancel();
+          return answer.status;
+        }));
       }
 
       @GetMapping("/open")
@@ -65,6 +79,12 @@ describe("relay", () => {
         new Request("http://localhost/orders/invoices", { headers: { authorization } }),
       );
       assert.equal(await answer.text(), "invoices of ann (SCOPE_invoices:read)");
+      // The caller's token goes to no host but the one called.
+      const redirected = await app.fetch(
+        new Request("http://localhost/orders/redirected", { headers: { authorization } }),
+      );
+      assert.deepEqual(await redirected.json(), [302, 302, 302, 302]);
+      assert.equal(elsewhere.calls.length, 0);
       // Anonymous on an open route: nothing to relay, and nothing sent.
       const open = await app.fetch(new Request("http://localhost/open"));
       assert.match(
@@ -75,6 +95,7 @@ describe("relay", () => {
       await app.close();
       await server.close();
       await next.close();
+      await Promise.all([redirecting.down(), elsewhere.down()]);
     }
   });
 });

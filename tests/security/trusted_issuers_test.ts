@@ -68,6 +68,11 @@ describe("trustedIssuers", () => {
       [[{ "issuer-uri": 7 }], /issuers\[0\]\.issuer-uri: give a URL, got 7/],
       [[{ "issuer-uri": "https://a", audince: ["x"] }], /issuers\[0\]: unknown key "audince"/],
       [[{ "issuer-uri": "https://a", audiences: [""] }], /issuers\[0\]\.audiences: give a list/],
+      // Empty would check no audience at all, the shared ones dropped without a word.
+      [
+        [{ "issuer-uri": "https://a", audiences: [] }],
+        /issuers\[0\]\.audiences: give one audience at least, or leave it out/,
+      ],
       [
         [{ "issuer-uri": "https://a" }, { "issuer-uri": "https://b" }, {
           "issuer-uri": "https://a",
