@@ -10,6 +10,9 @@ import type { ClientRegistration } from "../../src/security/client_registrations
 import { memoryLogger } from "../helpers.ts";
 import { ServiceServer, TokenEndpointServer } from "./token_endpoint_server.ts";
 
+// What a wrapper that passes its own unset option on sends (typed loosely, as most code is).
+const UNSET_REDIRECT = { redirect: undefined } as unknown as RequestInit;
+
 const SECRET = "s3cret/with:odd+chars";
 
 describe("TokenClient", () => {
@@ -192,7 +195,7 @@ describe("TokenClient", () => {
     try {
       const client = new TokenClient(registration());
       // An init that passes an unset option on says nothing of redirects either.
-      for (const init of [undefined, {}, { redirect: undefined }, { method: "GET" }]) {
+      for (const init of [undefined, {}, UNSET_REDIRECT, { method: "GET" }]) {
         const answer = await client.fetch(service.url, init);
         assert.equal(answer.status, 302, JSON.stringify(init));
         await answer.body?.cancel();
