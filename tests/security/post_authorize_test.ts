@@ -18,6 +18,7 @@ import {
   PreAuthorize,
   security,
 } from "../../security.ts";
+import { Async, tasks } from "../../tasks.ts";
 import { runAs } from "../../src/security/security_context.ts";
 import { exportSPKI, generateKeyPair, SignJWT } from "jose";
 import { memoryLogger } from "../helpers.ts";
@@ -64,6 +65,15 @@ class Documents {
     return doc.owner === caller.name && owner === doc.owner;
   })
   async later(owner: string): Promise<Doc> {
+    this.calls++;
+    await Promise.resolve();
+    return { owner, body: SECRET };
+  }
+
+  // Run by the executor, out of the caller's stack: its result is checked all the same.
+  @Async()
+  @PostAuthorize((caller, doc: Doc) => doc.owner === caller.name)
+  async handedOff(owner: string): Promise<Doc> {
     this.calls++;
     await Promise.resolve();
     return { owner, body: SECRET };
@@ -116,6 +126,11 @@ class DocumentsController {
     return this.documents.later(owner);
   }
 
+  @GetMapping("/async/{owner}", PathVariable("owner"))
+  async handedOff(owner: string): Promise<Doc> {
+    return await this.documents.handedOff(owner);
+  }
+
   // On the controller's own method too.
   @GetMapping("/own/{owner}", PathVariable("owner"))
   @PostAuthorize((caller, doc: Doc) => doc.owner === caller.name)
@@ -136,6 +151,7 @@ async function start() {
       },
     },
     security: security(),
+    tasks: tasks(),
     logger,
   });
   const as = async (sub: string) => ({
@@ -155,7 +171,7 @@ describe("@PostAuthorize", () => {
   it("gives the result to a caller the check holds for, and a bare 403 to another", async () => {
     const { app, logger, as } = await start();
     try {
-      for (const path of ["/docs", "/later", "/own"]) {
+      for (const path of ["/docs", "/later", "/async", "/own"]) {
         const mine = await app.fetch(
           new Request(`http://localhost${path}/ann`, { headers: await as("ann") }),
         );
@@ -181,7 +197,7 @@ describe("@PostAuthorize", () => {
       assert.match(logged, /Documents\.read\(\): access denied \(result\)/);
       assert.ok(!logged.includes("secret-"), logged);
       // The method ran for both callers: the check is of its result.
-      assert.equal(app.getBean(Documents).calls, 4);
+      assert.equal(app.getBean(Documents).calls, 6);
     } finally {
       await app.close();
     }
