@@ -6,10 +6,14 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { KafkaTransport } from "../../src/broadcast/kafka_transport.ts";
 
-// A stream that yields nothing until closed.
+// A stream that yields nothing until closed; listeners, as the client's stream (a Node stream)
+// takes them, are heard of nothing.
 class QuietStream {
   #end: (() => void) | undefined;
   #ended = false;
+  on(): this {
+    return this;
+  }
   [Symbol.asyncIterator](): AsyncIterator<never> {
     return {
       next: async () => {
